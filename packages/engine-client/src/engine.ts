@@ -1,0 +1,128 @@
+import type { EngineEvent, EngineEventOf, EngineEventType, HealthNote, SummaryState } from "./events.js";
+import type { ChatMessage, ModelInfo, PicturePart, ToolResultPart, Usage } from "./messages.js";
+import type { TurnProblem } from "./problems.js";
+
+export type Unsubscribe = () => void;
+
+/** What the person sends, and where it sits. */
+export interface TurnInput {
+  readonly chatId: string;
+  /** The person's message's place in the chat's log. The engine's own log must agree. */
+  readonly seq: number;
+  readonly text: string;
+  readonly attachments?: readonly PicturePart[];
+  /**
+   * Results of the tools the model called in this turn's previous round, handed back by the host.
+   * When present, `text` is empty and the same turn continues.
+   */
+  readonly toolResults?: readonly ToolResultPart[];
+  /** Where this chat came from; routine runs and chats with other people are never learned from. */
+  readonly origin?: "person" | "routine" | "group";
+  /** Set when the chat read something untrusted (a web page, a file from elsewhere). */
+  readonly untrusted?: boolean;
+  readonly abortSignal?: AbortSignal;
+}
+
+/** How much of the window the next request will use. */
+export interface ContextUsage {
+  /** Estimated tokens of the next request (system prompt, tools, summary, kept turns), × factor. */
+  readonly usedTokens: number;
+  /** The model's window in tokens. */
+  readonly window: number;
+  /** What the transcript may use before it folds. */
+  readonly budget: number;
+  /** The chat's correction of the estimate (≥ 1). */
+  readonly factor: number;
+  /** usedTokens / window, from 0. */
+  readonly share: number;
+}
+
+/** The chat as the UI shows it. */
+export interface ChatSnapshot {
+  readonly chatId: string;
+  /** Every message of the log, folded ones too, in `seq` order. */
+  readonly messages: readonly ChatMessage[];
+  /** The latest summary, or null when nothing is folded. */
+  readonly summary: SummaryState | null;
+  /** Newest first. */
+  readonly healthNotes: readonly HealthNote[];
+  /** The model the chat talks to. */
+  readonly model: ModelInfo;
+  /** Null when the engine cannot tell. */
+  readonly contextUsage: ContextUsage | null;
+  /** The problem of the last turn, until the next turn starts. */
+  readonly problem: { readonly seq: number; readonly problem: TurnProblem } | null;
+  /** Sum of all turns' usage. */
+  readonly usage: Usage;
+}
+
+/** Options for a fold on request (`/compact [what to keep]`). */
+export interface CompactOptions {
+  /** What the summary should keep above all. */
+  readonly keep?: string;
+  readonly abortSignal?: AbortSignal;
+}
+
+/** What happened to a fold on request. */
+export type CompactResult =
+  | { readonly status: "compacted"; readonly summary: SummaryState }
+  | { readonly status: "nothing-to-fold" }
+  | { readonly status: "handed-over" }
+  | { readonly status: "aborted" };
+
+/** The `context` capability: the engine keeps a transcript, fits it into the window and folds it. */
+export interface ContextCapability {
+  /** Folds all but the newest turn now. */
+  compact(chatId: string, options?: CompactOptions): Promise<CompactResult>;
+  /** How much of the window the next request will use. */
+  usage(chatId: string): Promise<ContextUsage>;
+}
+
+/**
+ * What an engine can do. A capability is present exactly when the engine implements it; the UI reads
+ * capabilities and never asks which engine it is.
+ */
+export interface EngineCapabilities {
+  /** Present when the engine keeps the transcript, folds it and can compact on request. */
+  readonly context?: ContextCapability;
+}
+
+/** A stream of one turn's events, started at once; `done` settles when the turn is over. */
+export interface TurnStream extends AsyncIterable<EngineEvent> {
+  readonly done: Promise<EngineEventOf<"turn-end">>;
+}
+
+export type EngineListener = (event: EngineEvent) => void;
+
+/**
+ * An engine: what a chat UI talks to. Turn events go both to the turn's stream and to `subscribe`
+ * listeners; fold events of a `/compact` go to listeners only.
+ */
+export interface Engine {
+  readonly specificationVersion: "v1";
+  readonly id: string;
+  readonly displayName: string;
+  readonly capabilities: EngineCapabilities;
+  /** The chat as it is now. An unknown chat id is an empty chat. */
+  loadChat(chatId: string, options?: { readonly abortSignal?: AbortSignal }): Promise<ChatSnapshot>;
+  /** Adds the person's message at `input.seq` and answers it. */
+  sendTurn(input: TurnInput): TurnStream;
+  /** Every event of every chat, for as long as the listener is subscribed. */
+  subscribe(listener: EngineListener): Unsubscribe;
+}
+
+/** Whether an engine declares the `context` capability. */
+export function hasContext(engine: Engine): engine is Engine & { capabilities: { context: ContextCapability } } {
+  return engine.capabilities.context !== undefined;
+}
+
+/** Subscribes to one event type. */
+export function onEngineEvent<T extends EngineEventType>(
+  engine: Pick<Engine, "subscribe">,
+  type: T,
+  listener: (event: EngineEventOf<T>) => void,
+): Unsubscribe {
+  return engine.subscribe((event) => {
+    if (event.type === type) listener(event as EngineEventOf<T>);
+  });
+}

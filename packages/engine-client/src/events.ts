@@ -1,0 +1,142 @@
+import type { ChatMessage, Usage } from "./messages.js";
+import type { TurnProblem } from "./problems.js";
+
+/** Why a fold happened. */
+export type CompactionReason = "budget" | "messages" | "bytes" | "manual" | "too-long";
+
+/** Size of what is sent, in messages and estimated tokens. */
+export interface TranscriptSize {
+  readonly messages: number;
+  readonly tokens: number;
+}
+
+/** The latest summary and where the model's word-for-word memory starts. */
+export interface SummaryState {
+  /** The summary text, exactly as the engine sends it (inside the frame). Empty when no model wrote one. */
+  readonly text: string;
+  /** The model that wrote it; null when the turns were dropped without a summary. */
+  readonly model: string | null;
+  /** The log position of the first kept message: everything before it is folded. */
+  readonly firstKeptSeq: number;
+  readonly reason: CompactionReason;
+  readonly before: TranscriptSize;
+  readonly after: TranscriptSize;
+  /** Milliseconds since the epoch. */
+  readonly at: number;
+}
+
+/** A quiet thing the person may want to know about later (Settings → Health). */
+export interface HealthNote {
+  readonly id: string;
+  readonly chatId: string;
+  readonly kind: "healed" | "summary-failed" | "window-learned";
+  readonly text: string;
+  /** Milliseconds since the epoch. */
+  readonly at: number;
+  readonly provider?: string;
+  readonly model?: string;
+}
+
+interface ChatEventBase {
+  readonly chatId: string;
+}
+
+/** The person's message was added to the log and the engine started on it. */
+export interface TurnStartEvent extends ChatEventBase {
+  readonly type: "turn-start";
+  readonly message: ChatMessage;
+}
+/** A new assistant message starts; deltas for `seq` follow. */
+export interface MessageStartEvent extends ChatEventBase {
+  readonly type: "message-start";
+  readonly seq: number;
+  readonly role: "assistant";
+  readonly model?: string;
+}
+export interface TextDeltaEvent extends ChatEventBase {
+  readonly type: "text-delta";
+  readonly seq: number;
+  readonly delta: string;
+}
+export interface ThinkingDeltaEvent extends ChatEventBase {
+  readonly type: "thinking-delta";
+  readonly seq: number;
+  readonly delta: string;
+}
+export interface ToolCallEvent extends ChatEventBase {
+  readonly type: "tool-call";
+  readonly seq: number;
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: string;
+}
+/** A message is complete and is now in the log as given. */
+export interface MessageEndEvent extends ChatEventBase {
+  readonly type: "message-end";
+  readonly message: ChatMessage;
+  readonly finishReason: "stop" | "length" | "tool-calls" | "aborted" | "error";
+}
+export interface UsageEvent extends ChatEventBase {
+  readonly type: "usage";
+  /** This turn's usage so far, summarising included. */
+  readonly usage: Usage;
+}
+export interface CompactingEvent extends ChatEventBase {
+  readonly type: "compacting";
+  readonly reason: CompactionReason;
+}
+export interface CompactedEvent extends ChatEventBase, SummaryState {
+  readonly type: "compacted";
+}
+/** A fold was started but ended without changing what is sent (aborted, or nothing to fold). */
+export interface CompactionSkippedEvent extends ChatEventBase {
+  readonly type: "compaction-skipped";
+  readonly reason: CompactionReason;
+  readonly why: "aborted" | "nothing-to-fold" | "handed-over";
+}
+/** A "too long" refusal was healed by a quiet retry. */
+export interface HealedEvent extends ChatEventBase {
+  readonly type: "healed";
+  readonly seq: number;
+  readonly provider: string;
+  readonly model: string;
+  /** The window the refusal named, when it named one. */
+  readonly window?: number;
+}
+export interface HealthNoteEvent extends ChatEventBase {
+  readonly type: "health-note";
+  readonly note: HealthNote;
+}
+export interface TurnProblemEvent extends ChatEventBase {
+  readonly type: "turn-problem";
+  /** The person's message the problem belongs to. */
+  readonly seq: number;
+  readonly problem: TurnProblem;
+}
+/** The turn is over. */
+export interface TurnEndEvent extends ChatEventBase {
+  readonly type: "turn-end";
+  readonly seq: number;
+  readonly status: "done" | "aborted" | "problem" | "tool-calls";
+  readonly usage: Usage;
+}
+
+/** Everything an engine says. Discriminated by `type`; switch over it exhaustively. */
+export type EngineEvent =
+  | TurnStartEvent
+  | MessageStartEvent
+  | TextDeltaEvent
+  | ThinkingDeltaEvent
+  | ToolCallEvent
+  | MessageEndEvent
+  | UsageEvent
+  | CompactingEvent
+  | CompactedEvent
+  | CompactionSkippedEvent
+  | HealedEvent
+  | HealthNoteEvent
+  | TurnProblemEvent
+  | TurnEndEvent;
+
+export type EngineEventType = EngineEvent["type"];
+export type EngineEventOf<T extends EngineEventType> = Extract<EngineEvent, { type: T }>;

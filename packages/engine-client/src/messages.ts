@@ -1,0 +1,110 @@
+/**
+ * The chat's log: every message the person, the model and the tools wrote, each at its place (`seq`).
+ * A log only grows; folding changes what is *sent*, never what is *kept*.
+ */
+
+/** A piece of a message. Parts are kept exactly as the provider gave them (thinking signatures included). */
+export type MessagePart = TextPart | ThinkingPart | ToolCallPart | ToolResultPart | PicturePart;
+
+export interface TextPart {
+  readonly type: "text";
+  readonly text: string;
+}
+
+/** The model's reasoning. Sent back only where the provider asks for it; never shown to a summariser. */
+export interface ThinkingPart {
+  readonly type: "thinking";
+  readonly text: string;
+  /** Provider signature that must travel back byte for byte (Anthropic). */
+  readonly signature?: string;
+  /** Encrypted reasoning the person never sees (Anthropic `redacted_thinking`). */
+  readonly redacted?: boolean;
+}
+
+export interface ToolCallPart {
+  readonly type: "tool-call";
+  readonly id: string;
+  readonly name: string;
+  /** Arguments as the JSON text the model wrote. */
+  readonly arguments: string;
+}
+
+export interface ToolResultPart {
+  readonly type: "tool-result";
+  /** The `id` of the tool call this answers. */
+  readonly callId: string;
+  readonly name?: string;
+  readonly text: string;
+  readonly isError?: boolean;
+}
+
+export interface PicturePart {
+  readonly type: "picture";
+  /** A name to show and to give a summariser (`[picture: name]`). */
+  readonly name: string;
+  readonly mediaType: string;
+  /** Base64 bytes, when the provider receives the bytes (they count 1,600 tokens). */
+  readonly data?: string;
+  /** A link, when the provider fetches the picture itself. */
+  readonly url?: string;
+}
+
+export type MessageRole = "user" | "assistant" | "tool";
+
+export interface ChatMessage {
+  /** The message's place in the chat's log, from 0, never reused. */
+  readonly seq: number;
+  readonly role: MessageRole;
+  readonly parts: readonly MessagePart[];
+  /** The model that wrote an assistant message. */
+  readonly model?: string;
+  /** Milliseconds since the epoch. */
+  readonly createdAt?: number;
+}
+
+/** Token counts of one request (or the sum of several), as the provider reported them. */
+export interface Usage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** Input tokens the provider read from its prompt cache. */
+  readonly cachedInputTokens: number;
+}
+
+export const emptyUsage: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 });
+
+/** Adds two usages; summarising is counted in the turn's usage this way. */
+export function addUsage(a: Usage, b: Partial<Usage>): Usage {
+  return {
+    inputTokens: a.inputTokens + (b.inputTokens ?? 0),
+    outputTokens: a.outputTokens + (b.outputTokens ?? 0),
+    cachedInputTokens: a.cachedInputTokens + (b.cachedInputTokens ?? 0),
+  };
+}
+
+/** What a provider's model list says of one model. */
+export interface ModelInfo {
+  readonly id: string;
+  readonly displayName: string;
+  /** The window in tokens, when the provider says it (for a local server: the window it runs with). */
+  readonly context?: number;
+  /** Whether the model can answer now (loaded, enabled, not deprecated). */
+  readonly ready: boolean;
+  /** Whether it runs on this computer. */
+  readonly local: boolean;
+  /** The provider id (`openai`, `anthropic`, `ollama`, ...). */
+  readonly provider?: string;
+}
+
+/** The plain text of a message's text parts, joined. */
+export function messageText(message: Pick<ChatMessage, "parts">): string {
+  let text = "";
+  for (const part of message.parts) {
+    if (part.type === "text") text += text ? `\n${part.text}` : part.text;
+  }
+  return text;
+}
+
+/** A message with one text part. */
+export function textMessage(seq: number, role: MessageRole, text: string, extra?: Partial<ChatMessage>): ChatMessage {
+  return { seq, role, parts: [{ type: "text", text }], ...extra };
+}

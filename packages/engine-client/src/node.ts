@@ -1,0 +1,2 @@
+// Node-only parts (file system stores). Kept out of the main entry so that it runs in a browser.
+export {};

@@ -1,0 +1,81 @@
+import { fileURLToPath } from "node:url";
+import { storybookTest } from "@storybook/addon-vitest/vitest-plugin";
+import react from "@vitejs/plugin-react";
+import { playwright } from "@vitest/browser-playwright";
+import { defaultClientConditions, defaultServerConditions } from "vite";
+import { defineConfig } from "vitest/config";
+
+const chromiumArgs = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-dev-shm-usage",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
+
+export default defineConfig({
+  plugins: [react()],
+  resolve: { conditions: ["source", ...defaultClientConditions] },
+  ssr: { resolve: { conditions: ["source", ...defaultServerConditions] } },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "engine-client",
+          environment: "node",
+          include: ["packages/engine-client/src/**/*.test.ts"],
+          typecheck: {
+            enabled: true,
+            include: ["packages/engine-client/src/**/*.test-d.ts"],
+            tsconfig: "./tsconfig.check.json",
+          },
+          testTimeout: 30_000,
+          benchmark: { include: ["packages/engine-client/src/**/*.bench.ts"] },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "nacre",
+          environment: "jsdom",
+          include: ["packages/nacre/src/**/*.test.{ts,tsx}"],
+          setupFiles: ["./vitest.setup.ts"],
+          typecheck: {
+            enabled: true,
+            include: ["packages/nacre/src/**/*.test-d.{ts,tsx}"],
+            tsconfig: "./tsconfig.check.json",
+          },
+        },
+      },
+      {
+        plugins: [storybookTest({ configDir: fileURLToPath(new URL("./.storybook", import.meta.url)) })],
+        resolve: { conditions: ["source", ...defaultClientConditions] },
+        test: {
+          name: "storybook",
+          browser: {
+            enabled: true,
+            headless: true,
+            instances: [{ browser: "chromium" }],
+            provider: playwright({ launchOptions: { executablePath: "/usr/bin/chromium", args: chromiumArgs } }),
+          },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "e2e",
+          environment: "node",
+          include: ["e2e/**/*.e2e.test.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});

@@ -29,6 +29,7 @@ export default defineConfig({
           name: "engine-client",
           environment: "node",
           include: ["packages/engine-client/src/**/*.test.ts"],
+          exclude: ["**/*.browser.test.*", "**/node_modules/**"],
           typecheck: {
             enabled: true,
             include: ["packages/engine-client/src/**/*.test-d.ts"],
@@ -44,11 +45,25 @@ export default defineConfig({
           name: "nacre",
           environment: "jsdom",
           include: ["packages/nacre/src/**/*.test.{ts,tsx}"],
+          exclude: ["**/*.browser.test.*", "**/node_modules/**"],
           setupFiles: ["./vitest.setup.ts"],
           typecheck: {
             enabled: true,
             include: ["packages/nacre/src/**/*.test-d.{ts,tsx}"],
             tsconfig: "./tsconfig.check.json",
+          },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "browser",
+          include: ["packages/*/src/**/*.browser.test.{ts,tsx}"],
+          browser: {
+            enabled: true,
+            headless: true,
+            instances: [{ browser: "chromium" }],
+            provider: playwright({ launchOptions: { executablePath: "/usr/bin/chromium", args: chromiumArgs } }),
           },
         },
       },

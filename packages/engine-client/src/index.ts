@@ -1,4 +1,5 @@
 export { type Channel, createChannel, delay } from "./channel.js";
+export * from "./context/index.js";
 export {
   type ChatSnapshot,
   type CompactOptions,
@@ -45,6 +46,7 @@ export type {
   TurnStartEvent,
   UsageEvent,
 } from "./events.js";
+export * from "./learning/index.js";
 export {
   addUsage,
   type ChatMessage,
@@ -69,3 +71,6 @@ export {
   type TurnProblemKind,
   turnProblemKinds,
 } from "./problems.js";
+export * from "./providers/index.js";
+export * from "./summarise/index.js";
+export * from "./transcript/index.js";

@@ -1,0 +1,2 @@
+// Filled by the providers work; re-exported from the package's main entry.
+export {};

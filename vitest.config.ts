@@ -22,6 +22,8 @@ export default defineConfig({
   resolve: { conditions: ["source", ...defaultClientConditions] },
   ssr: { resolve: { conditions: ["source", ...defaultServerConditions] } },
   test: {
+    // The JSON report is what `.ci/run` reads for its closing `N passed, N failed` line.
+    reporters: ["default", ["json", { outputFile: ".vitest-reports/results.json" }]],
     projects: [
       {
         extends: true,

@@ -6,7 +6,7 @@ const marker = "conch.engine-client.error";
 const baseSymbol = Symbol.for(marker);
 
 export class EngineClientError extends Error {
-  private readonly [baseSymbol] = true;
+  readonly [baseSymbol] = true;
   override readonly cause?: unknown;
 
   constructor({ name, message, cause }: { name: string; message: string; cause?: unknown }) {
@@ -27,7 +27,7 @@ function markerFor(name: string): symbol {
 const invalidChatIdSymbol = markerFor("InvalidChatIdError");
 /** A chat id that could escape its folder or is not a usable key. */
 export class InvalidChatIdError extends EngineClientError {
-  private readonly [invalidChatIdSymbol] = true;
+  readonly [invalidChatIdSymbol] = true;
   readonly chatId: string;
   constructor(chatId: string, reason: string) {
     super({ name: "InvalidChatIdError", message: `Chat id ${JSON.stringify(chatId)} is refused: ${reason}` });
@@ -43,7 +43,7 @@ export class InvalidChatIdError extends EngineClientError {
 const sequenceSymbol = markerFor("TurnSequenceError");
 /** A turn whose `seq` does not follow the chat's log. */
 export class TurnSequenceError extends EngineClientError {
-  private readonly [sequenceSymbol] = true;
+  readonly [sequenceSymbol] = true;
   readonly expectedSeq: number;
   readonly actualSeq: number;
   constructor({ chatId, expectedSeq, actualSeq }: { chatId: string; expectedSeq: number; actualSeq: number }) {
@@ -64,7 +64,7 @@ export class TurnSequenceError extends EngineClientError {
 const busySymbol = markerFor("ChatBusyError");
 /** A second turn sent to a chat while one is still running. */
 export class ChatBusyError extends EngineClientError {
-  private readonly [busySymbol] = true;
+  readonly [busySymbol] = true;
   readonly chatId: string;
   constructor(chatId: string) {
     super({ name: "ChatBusyError", message: `Chat ${chatId} is still answering the previous turn` });

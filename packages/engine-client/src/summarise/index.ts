@@ -1,2 +1,2 @@
-// Filled by the summarise work; re-exported from the package's main entry.
-export {};
+export { splitIntoPieces, toolArgumentsShownChars, toPlainLines } from "./plain-lines.js";
+export { redactedMarker, redactedSecretKinds, redactSecrets } from "./redact.js";

@@ -1,2 +1,6 @@
 // Node-only parts (file system stores). Kept out of the main entry so that it runs in a browser.
-export {};
+export {
+  createFileChatStore,
+  type FileChatStore,
+  type FileChatStoreOptions,
+} from "./transcript/file-store.node.js";

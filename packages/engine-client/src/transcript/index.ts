@@ -1,2 +1,18 @@
-// Filled by the transcript work; re-exported from the package's main entry.
-export {};
+// The chat's log and the engine's transcript file, and the stores that keep them. The file-system store is
+// Node-only and lives in `@conch/engine-client/node`, so this entry runs in a browser.
+export type { ChatStore } from "./chat-store.js";
+export { ChatLogCorruptError, ChatStoreReadError, InvalidChatRecordError, TranscriptCorruptError } from "./errors.js";
+export {
+  createIndexedDbChatStore,
+  type IndexedDbChatStore,
+  type IndexedDbChatStoreOptions,
+  type IndexedDbCorruptRecord,
+} from "./indexeddb-store.js";
+export { createMemoryChatStore } from "./memory-store.js";
+export {
+  buildTranscriptFile,
+  keptSeqs,
+  type TranscriptFile,
+  type TranscriptFileInput,
+  type TranscriptMessage,
+} from "./transcript-file.js";

@@ -1,0 +1,175 @@
+import { EngineClientError } from "../errors.js";
+
+/**
+ * Errors of the chat stores. They follow `../errors.ts`: a marker symbol from the global registry per class,
+ * so `isInstance` works across bundles where `instanceof` would not. Never match on `message`.
+ */
+function markerFor(name: string): symbol {
+  return Symbol.for(`conch.engine-client.error.${name}`);
+}
+
+const transcriptCorruptSymbol = markerFor("TranscriptCorruptError");
+/**
+ * A stored transcript that is not JSON, not valid UTF-8, or not a version-1 transcript of this chat.
+ * The store has moved the bytes aside (`keptAt`) before throwing, so the next read finds no transcript and the
+ * engine rebuilds it from the log; only the summary is lost, and its text is still in the kept copy.
+ */
+export class TranscriptCorruptError extends EngineClientError {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: isInstance reads it through the registry symbol.
+  private readonly [transcriptCorruptSymbol] = true;
+  readonly chatId: string;
+  /** Where the transcript was read: a file path, or `indexeddb://<database>/transcripts/<chatId>`. */
+  readonly location: string;
+  /** Where the unreadable bytes are kept now; equals `location` when they could not be moved. */
+  readonly keptAt: string;
+  /** What is wrong with it, in words. */
+  readonly reason: string;
+
+  constructor(options: { chatId: string; location: string; keptAt: string; reason: string; cause?: unknown }) {
+    const kept =
+      options.keptAt === options.location
+        ? "it could not be moved aside and was left where it is"
+        : `it was kept at ${options.keptAt}`;
+    super({
+      name: "TranscriptCorruptError",
+      message: `The transcript of chat ${options.chatId} at ${options.location} cannot be read (${options.reason}); ${kept}`,
+      cause: options.cause,
+    });
+    this.chatId = options.chatId;
+    this.location = options.location;
+    this.keptAt = options.keptAt;
+    this.reason = options.reason;
+  }
+
+  static override isInstance(error: unknown): error is TranscriptCorruptError {
+    return (
+      EngineClientError.isInstance(error) &&
+      (error as unknown as Record<symbol, unknown>)[transcriptCorruptSymbol] === true
+    );
+  }
+}
+
+const chatLogCorruptSymbol = markerFor("ChatLogCorruptError");
+/**
+ * A chat's log that cannot be read as it is.
+ *
+ * - `torn: true`: the last line was cut short, which is what a crash in the middle of an append leaves (that
+ *   append never resolved). The store has kept the whole file aside (`keptAt`) and cut the log back to its
+ *   complete lines (`repaired: true`), so the next `readLog` returns those `keptMessages` messages.
+ * - `torn: false`: a complete line is not a message at its place. Nothing is changed (`repaired: false`):
+ *   the log stays where it is and every read and append refuses it until a person decides what to do.
+ */
+export class ChatLogCorruptError extends EngineClientError {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: isInstance reads it through the registry symbol.
+  private readonly [chatLogCorruptSymbol] = true;
+  readonly chatId: string;
+  /** Where the log was read: a file path, or `indexeddb://<database>/log/<chatId>`. */
+  readonly location: string;
+  /** Where the whole log as it was is kept now; equals `location` when it was left in place. */
+  readonly keptAt: string;
+  /** The 1-based line (for IndexedDB: 1-based record) that is wrong. */
+  readonly line: number;
+  /** Whether only the last line was cut short (a crash mid-append). */
+  readonly torn: boolean;
+  /** Whether the store cut the log back to its complete messages, so reading it again succeeds. */
+  readonly repaired: boolean;
+  /** How many complete messages come before the wrong line. */
+  readonly keptMessages: number;
+  readonly reason: string;
+
+  constructor(options: {
+    chatId: string;
+    location: string;
+    keptAt: string;
+    line: number;
+    torn: boolean;
+    repaired: boolean;
+    keptMessages: number;
+    reason: string;
+    cause?: unknown;
+  }) {
+    const what = options.torn
+      ? `ends in a line cut short at line ${options.line} (an append that never finished)`
+      : `cannot be read at line ${options.line} (${options.reason})`;
+    const done = options.repaired
+      ? `the whole file was kept at ${options.keptAt} and the log now holds the ${options.keptMessages} complete messages before it`
+      : "nothing was changed and the log was left where it is";
+    super({
+      name: "ChatLogCorruptError",
+      message: `The log of chat ${options.chatId} at ${options.location} ${what}; ${done}`,
+      cause: options.cause,
+    });
+    this.chatId = options.chatId;
+    this.location = options.location;
+    this.keptAt = options.keptAt;
+    this.line = options.line;
+    this.torn = options.torn;
+    this.repaired = options.repaired;
+    this.keptMessages = options.keptMessages;
+    this.reason = options.reason;
+  }
+
+  static override isInstance(error: unknown): error is ChatLogCorruptError {
+    return (
+      EngineClientError.isInstance(error) &&
+      (error as unknown as Record<symbol, unknown>)[chatLogCorruptSymbol] === true
+    );
+  }
+}
+
+const readSymbol = markerFor("ChatStoreReadError");
+/**
+ * The storage itself failed to read a chat's record (permission denied, an I/O error, a folder where a file
+ * should be, IndexedDB refusing). The record is left untouched; the error may pass, so nothing is moved aside.
+ */
+export class ChatStoreReadError extends EngineClientError {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: isInstance reads it through the registry symbol.
+  private readonly [readSymbol] = true;
+  readonly chatId: string;
+  readonly location: string;
+
+  constructor(options: { chatId: string; location: string; cause: unknown }) {
+    const detail = options.cause instanceof Error ? `: ${options.cause.message}` : "";
+    super({
+      name: "ChatStoreReadError",
+      message: `Chat ${options.chatId}: ${options.location} could not be read${detail}`,
+      cause: options.cause,
+    });
+    this.chatId = options.chatId;
+    this.location = options.location;
+  }
+
+  static override isInstance(error: unknown): error is ChatStoreReadError {
+    return EngineClientError.isInstance(error) && (error as unknown as Record<symbol, unknown>)[readSymbol] === true;
+  }
+}
+
+const invalidRecordSymbol = markerFor("InvalidChatRecordError");
+/**
+ * A transcript or log message handed to a store that the store would not be able to read back. Nothing was
+ * written: a store never writes what its own reader would call corrupt.
+ */
+export class InvalidChatRecordError extends EngineClientError {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: isInstance reads it through the registry symbol.
+  private readonly [invalidRecordSymbol] = true;
+  readonly chatId: string;
+  readonly record: "transcript" | "log message";
+  readonly reason: string;
+
+  constructor(options: { chatId: string; record: "transcript" | "log message"; reason: string; cause?: unknown }) {
+    super({
+      name: "InvalidChatRecordError",
+      message: `Chat ${options.chatId}: this ${options.record} is refused, nothing was written (${options.reason})`,
+      cause: options.cause,
+    });
+    this.chatId = options.chatId;
+    this.record = options.record;
+    this.reason = options.reason;
+  }
+
+  static override isInstance(error: unknown): error is InvalidChatRecordError {
+    return (
+      EngineClientError.isInstance(error) && (error as unknown as Record<symbol, unknown>)[invalidRecordSymbol] === true
+    );
+  }
+}

@@ -1,0 +1,256 @@
+import { assertSafeChatId, EngineClientError } from "../errors.js";
+import type { ChatMessage } from "../messages.js";
+import { createChatQueue, utf8ByteLength } from "./chat-queue.js";
+import type { ChatStore } from "./chat-store.js";
+import { ChatLogCorruptError, ChatStoreReadError, TranscriptCorruptError } from "./errors.js";
+import {
+  checkLogMessages,
+  checkLogSequence,
+  decodeLogMessage,
+  decodeTranscript,
+  encodeTranscript,
+  type TranscriptDecoding,
+  type TranscriptFile,
+} from "./transcript-file.js";
+
+/** Options of {@link createIndexedDbChatStore}. */
+export interface IndexedDbChatStoreOptions {
+  /** The database's name. Default: `"conch-chats"`. */
+  readonly databaseName?: string;
+  /** The IndexedDB to use. Default: `globalThis.indexedDB`. */
+  readonly indexedDB?: IDBFactory;
+}
+
+/** A {@link ChatStore} in the browser's IndexedDB. */
+export interface IndexedDbChatStore extends ChatStore {
+  readonly databaseName: string;
+  /** Closes the connection (a later call opens it again); lets the database be deleted or upgraded. */
+  close(): void;
+}
+
+// Chromium commits a transaction with "relaxed" durability unless told otherwise, which may lose it in a power
+// cut after it reported success; a chat store reports success only for what is on disk.
+const durable: IDBTransactionOptions = { durability: "strict" };
+
+/** The object stores of the database, version 1. */
+const stores = {
+  /** Key `[chatId, seq]`, value the message. */
+  log: "log",
+  /** Key `chatId`, value the transcript's JSON text, as the file would hold it. */
+  transcripts: "transcripts",
+  /** Auto-increment key, value {@link IndexedDbCorruptRecord}: unreadable transcripts, moved here. */
+  corrupt: "corrupt",
+} as const;
+
+/** What the `corrupt` object store keeps of a transcript that could not be read. */
+export interface IndexedDbCorruptRecord {
+  readonly chatId: string;
+  readonly store: "transcripts";
+  /** The stored value exactly as it was. */
+  readonly raw: unknown;
+  readonly reason: string;
+  /** Milliseconds since the epoch. */
+  readonly at: number;
+}
+
+/**
+ * A {@link ChatStore} in IndexedDB. A log append is one transaction (all its messages or none) that checks the
+ * seq against the stored log, so two tabs cannot both append the same seq. A transcript is stored as its JSON
+ * text and replaced in one put, so it is whole; an unreadable one is moved to the `corrupt` object store.
+ */
+export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}): IndexedDbChatStore {
+  const databaseName = options.databaseName ?? "conch-chats";
+  const queue = createChatQueue();
+  let opening: Promise<IDBDatabase> | undefined;
+
+  function database(): Promise<IDBDatabase> {
+    opening ??= openDatabase(databaseName, options.indexedDB).catch((error: unknown) => {
+      opening = undefined;
+      throw error;
+    });
+    return opening;
+  }
+
+  const location = (store: string, chatId: string): string => `indexeddb://${databaseName}/${store}/${chatId}`;
+
+  return {
+    databaseName,
+
+    close() {
+      const current = opening;
+      opening = undefined;
+      void current?.then((db) => db.close()).catch(() => undefined);
+    },
+
+    async readLog(chatId) {
+      assertSafeChatId(chatId);
+      return queue.run(chatId, async () => {
+        const where = location(stores.log, chatId);
+        let values: unknown[];
+        try {
+          const db = await database();
+          const transaction = db.transaction(stores.log, "readonly");
+          values = await requestResult(transaction.objectStore(stores.log).getAll(logRange(chatId)));
+        } catch (error) {
+          throw new ChatStoreReadError({ chatId, location: where, cause: error });
+        }
+        const messages: ChatMessage[] = [];
+        for (const [index, value] of values.entries()) {
+          const decoded = decodeLogMessage(value, index);
+          if (!decoded.ok) {
+            throw new ChatLogCorruptError({
+              chatId,
+              location: where,
+              keptAt: where,
+              line: index + 1,
+              torn: false,
+              repaired: false,
+              keptMessages: index,
+              reason: decoded.reason,
+              cause: decoded.cause,
+            });
+          }
+          messages.push(decoded.message);
+        }
+        return messages;
+      });
+    },
+
+    async appendLog(chatId, messages) {
+      assertSafeChatId(chatId);
+      const checked = checkLogMessages(chatId, messages);
+      return queue.run(chatId, async () => {
+        const db = await database();
+        const transaction = db.transaction(stores.log, "readwrite", durable);
+        const done = transactionDone(transaction);
+        const store = transaction.objectStore(stores.log);
+        try {
+          const last = await requestResult(store.openKeyCursor(logRange(chatId), "prev"));
+          const nextSeq = last === null ? 0 : (last.key as [string, number])[1] + 1;
+          checkLogSequence(chatId, nextSeq, checked);
+          // `add`, not `put`: a seq already there fails the whole transaction instead of overwriting it.
+          for (const message of checked) store.add(message, [chatId, message.seq]);
+        } catch (error) {
+          try {
+            transaction.abort();
+          } catch {
+            // Already aborting because the failed request aborted it.
+          }
+          await done.catch(() => undefined);
+          throw error;
+        }
+        await done;
+      });
+    },
+
+    async readTranscript(chatId) {
+      assertSafeChatId(chatId);
+      return queue.run(chatId, async (): Promise<TranscriptFile | null> => {
+        const where = location(stores.transcripts, chatId);
+        // One read-write transaction: what is moved aside is exactly what was read, even with another tab
+        // writing this chat's transcript at the same moment.
+        let transaction: IDBTransaction;
+        let raw: unknown;
+        try {
+          const db = await database();
+          transaction = db.transaction([stores.transcripts, stores.corrupt], "readwrite", durable);
+          raw = await requestResult(transaction.objectStore(stores.transcripts).get(chatId));
+        } catch (error) {
+          throw new ChatStoreReadError({ chatId, location: where, cause: error });
+        }
+        if (raw === undefined) return null;
+        const decoded: TranscriptDecoding =
+          typeof raw === "string" ? decodeTranscript(chatId, raw) : { ok: false, reason: "it is not JSON text" };
+        if (decoded.ok) return decoded.file;
+
+        const done = transactionDone(transaction);
+        const record: IndexedDbCorruptRecord = {
+          chatId,
+          store: "transcripts",
+          raw,
+          reason: decoded.reason,
+          at: Date.now(),
+        };
+        const key = await requestResult(transaction.objectStore(stores.corrupt).add(record));
+        transaction.objectStore(stores.transcripts).delete(chatId);
+        await done;
+        throw new TranscriptCorruptError({
+          chatId,
+          location: where,
+          keptAt: `indexeddb://${databaseName}/${stores.corrupt}/${String(key)}`,
+          reason: decoded.reason,
+          cause: decoded.cause,
+        });
+      });
+    },
+
+    async writeTranscript(chatId, file) {
+      assertSafeChatId(chatId);
+      const json = encodeTranscript(chatId, file);
+      return queue.run(chatId, async () => {
+        const db = await database();
+        const transaction = db.transaction(stores.transcripts, "readwrite", durable);
+        const done = transactionDone(transaction);
+        transaction.objectStore(stores.transcripts).put(json, chatId);
+        await done;
+      });
+    },
+
+    async transcriptBytes(chatId) {
+      assertSafeChatId(chatId);
+      return queue.run(chatId, async () => {
+        const db = await database();
+        const raw: unknown = await requestResult(
+          db.transaction(stores.transcripts, "readonly").objectStore(stores.transcripts).get(chatId),
+        );
+        return typeof raw === "string" ? utf8ByteLength(raw) : 0;
+      });
+    },
+  };
+}
+
+function openDatabase(name: string, factory: IDBFactory | undefined): Promise<IDBDatabase> {
+  const indexedDB = factory ?? globalThis.indexedDB;
+  if (indexedDB === undefined) {
+    return Promise.reject(
+      new EngineClientError({ name: "IndexedDbUnavailableError", message: "IndexedDB is not available here" }),
+    );
+  }
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open(name, 1);
+    request.onupgradeneeded = () => {
+      const db = request.result;
+      db.createObjectStore(stores.log);
+      db.createObjectStore(stores.transcripts);
+      db.createObjectStore(stores.corrupt, { autoIncrement: true });
+    };
+    request.onsuccess = () => {
+      const db = request.result;
+      // Another tab upgrading or deleting the database must not wait for this one forever.
+      db.onversionchange = () => db.close();
+      resolve(db);
+    };
+    request.onerror = () => reject(request.error);
+  });
+}
+
+function logRange(chatId: string): IDBKeyRange {
+  return IDBKeyRange.bound([chatId, 0], [chatId, Number.POSITIVE_INFINITY]);
+}
+
+function requestResult<T>(request: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+/** Settles when the transaction commits or aborts; handled from the start, as a failed request may come first. */
+function transactionDone(transaction: IDBTransaction): Promise<void> {
+  const done = new Promise<void>((resolve, reject) => {
+    transaction.oncomplete = () => resolve();
+    transaction.onabort = () => reject(transaction.error ?? new DOMException("Transaction aborted", "AbortError"));
+  });
+  done.catch(() => undefined);
+  return done;
+}

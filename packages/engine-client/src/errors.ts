@@ -20,7 +20,8 @@ export class EngineClientError extends Error {
   }
 }
 
-function markerFor(name: string): symbol {
+/** The marker symbol of an error class, by its stable name (shared across bundles through `Symbol.for`). */
+export function markerFor(name: string): symbol {
   return Symbol.for(`${marker}.${name}`);
 }
 
@@ -44,6 +45,7 @@ const sequenceSymbol = markerFor("TurnSequenceError");
 /** A turn whose `seq` does not follow the chat's log. */
 export class TurnSequenceError extends EngineClientError {
   readonly [sequenceSymbol] = true;
+  readonly chatId: string;
   readonly expectedSeq: number;
   readonly actualSeq: number;
   constructor({ chatId, expectedSeq, actualSeq }: { chatId: string; expectedSeq: number; actualSeq: number }) {
@@ -51,6 +53,7 @@ export class TurnSequenceError extends EngineClientError {
       name: "TurnSequenceError",
       message: `Chat ${chatId}: the next message goes at seq ${expectedSeq}, not ${actualSeq}`,
     });
+    this.chatId = chatId;
     this.expectedSeq = expectedSeq;
     this.actualSeq = actualSeq;
   }

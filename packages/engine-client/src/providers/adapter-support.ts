@@ -1,0 +1,114 @@
+import type { z } from "zod";
+import { isAbortError } from "../errors.js";
+import type { ModelInfo } from "../messages.js";
+import { fetchJson, type Transport } from "./http.js";
+import { isLocalBaseURL } from "./local-base-url.js";
+import type { ListModelsOptions, ProviderSettings, ProviderStreamPart } from "./provider-adapter.js";
+import { ProviderCallError } from "./provider-call-error.js";
+import { createRememberedWindows, type RememberedWindows, smallerWindow } from "./remembered-windows.js";
+
+/** A model as a provider's list describes it, before remembered windows are applied. */
+export interface ListedModel {
+  readonly id: string;
+  readonly displayName?: string | undefined;
+  /** The window the model runs with, when the list says it. */
+  readonly context?: number | undefined;
+  readonly ready: boolean;
+}
+
+/** What a model-list reader may call. */
+export interface ModelListContext {
+  /** The adapter's base URL. */
+  readonly baseURL: string;
+  /** GETs a URL and checks the JSON with a schema; failures throw ProviderCallError. */
+  get<T>(url: string, schema: z.ZodType<T>): Promise<T>;
+  /** POSTs JSON and checks the answer with a schema; failures throw ProviderCallError. */
+  post<T>(url: string, body: unknown, schema: z.ZodType<T>): Promise<T>;
+  /** Like `get`, but `undefined` on any failure other than an abort (for optional endpoints). */
+  tryGet<T>(url: string, schema: z.ZodType<T>): Promise<T | undefined>;
+}
+
+/** A model-list context over one transport. */
+export function createModelListContext(
+  transport: Transport,
+  baseURL: string,
+  options: ListModelsOptions = {},
+): ModelListContext {
+  const common = { phase: "list" as const, abortSignal: options.abortSignal, timeoutMs: options.timeoutMs };
+  const get = <T>(url: string, schema: z.ZodType<T>) => fetchJson(transport, { ...common, url }, schema);
+  return {
+    baseURL,
+    get,
+    post: (url, body, schema) => fetchJson(transport, { ...common, url, body }, schema),
+    async tryGet(url, schema) {
+      try {
+        return await get(url, schema);
+      } catch (error) {
+        if (options.abortSignal?.aborted || (isAbortError(error) && !ProviderCallError.isInstance(error))) throw error;
+        return undefined;
+      }
+    },
+  };
+}
+
+/** The base URL without trailing slashes. */
+export function resolveBaseURL(settings: ProviderSettings, fallback: string): string {
+  return (settings.baseURL ?? fallback).replace(/\/+$/, "");
+}
+
+/** Whether an adapter is local: the settings say so, or the provider kind runs locally, or the host is loopback. */
+export function resolveLocal(settings: ProviderSettings, localKind: boolean, baseURL: string): boolean {
+  return settings.local ?? (localKind || isLocalBaseURL(baseURL));
+}
+
+/** The remembered windows of an adapter. */
+export function resolveWindows(settings: ProviderSettings): RememberedWindows {
+  return settings.rememberedWindows ?? createRememberedWindows();
+}
+
+/** A positive whole number, or undefined (lists carry nulls, zeros and placeholders). */
+export function positiveWindow(value: number | null | undefined): number | undefined {
+  return typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : undefined;
+}
+
+/** Listed models as ModelInfo: ids deduplicated (first wins), remembered windows applied (smaller wins). */
+export function toModelInfos(
+  provider: string,
+  local: boolean,
+  windows: RememberedWindows,
+  listed: readonly ListedModel[],
+): ModelInfo[] {
+  const seen = new Set<string>();
+  const infos: ModelInfo[] = [];
+  for (const model of listed) {
+    if (seen.has(model.id)) continue;
+    seen.add(model.id);
+    const context = smallerWindow(model.context, windows.get(provider, model.id));
+    infos.push({
+      id: model.id,
+      displayName: model.displayName || model.id,
+      ...(context !== undefined && { context }),
+      ready: model.ready,
+      local,
+      provider,
+    });
+  }
+  return infos;
+}
+
+/** Passes a stream through, remembering the window a "too long" refusal names before rethrowing it. */
+export async function* rememberingRefusals(
+  provider: string,
+  model: string,
+  windows: RememberedWindows,
+  parts: AsyncIterable<ProviderStreamPart>,
+): AsyncGenerator<ProviderStreamPart> {
+  try {
+    yield* parts;
+  } catch (error) {
+    if (ProviderCallError.isInstance(error) && error.tooLong?.window !== undefined) {
+      windows.remember(provider, model, error.tooLong.window);
+    }
+    throw error;
+  }
+}

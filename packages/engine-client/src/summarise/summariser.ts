@@ -2,6 +2,7 @@ import { estimateTokens } from "../context/estimate.js";
 import { isAbortError } from "../errors.js";
 import { addUsage, type ChatMessage, emptyUsage, type ModelInfo, type Usage } from "../messages.js";
 import type { ChatRequest, FinishReason, ProviderAdapter } from "../providers/provider-adapter.js";
+import { ProviderCallError } from "../providers/provider-call-error.js";
 import { splitIntoPieces, toPlainLines } from "./plain-lines.js";
 import { redactSecrets } from "./redact.js";
 
@@ -143,6 +144,8 @@ interface PieceReply {
   readonly usage: Usage;
   readonly rejection: SummaryRejection | null;
   readonly detail?: string;
+  /** The provider refused the request as too long (its window is now remembered by the adapter). */
+  readonly tooLong?: boolean;
 }
 
 async function askOnce(
@@ -190,7 +193,8 @@ async function askOnce(
     if (isAbortError(error)) throw error;
     const name = error instanceof Error ? error.name : "Error";
     const message = error instanceof Error ? error.message : String(error);
-    return { text: "", usage, rejection: "error", detail: `${name}: ${message}` };
+    const tooLong = ProviderCallError.isInstance(error) && error.tooLong !== null && !error.afterOutput;
+    return { text: "", usage, rejection: "error", detail: `${name}: ${message}`, tooLong };
   }
   return { text: text.trim(), usage, rejection: judgeSummaryReply({ text, toolCalls, finish, prompt: echoSource }) };
 }
@@ -235,7 +239,9 @@ export async function summariseFolded(options: SummariseOptions): Promise<Summar
   let usage = emptyUsage;
   let requests = 0;
 
-  for (const model of summariserModels(options.provider, options.chatModel)) {
+  async function summariseWithModel(
+    model: string,
+  ): Promise<{ status: "summarised"; text: string } | { status: "failed"; attempt: SummaryAttempt; tooLong: boolean }> {
     const window = summariserWindow(options.provider, model, options.models);
     const answerRoom = Math.ceil(limitTokens * 1.5) + 64;
     const promptRoom = Math.floor(window * 0.9) - answerRoom;
@@ -253,7 +259,6 @@ export async function summariseFolded(options: SummariseOptions): Promise<Summar
         ? [""]
         : piecesFor(lines, options.pieceChars ?? summaryPieceChars, (piece) => fits(piece, largestSummary));
     let summary = startingSummary;
-    let failed: SummaryAttempt | null = null;
     for (const piece of pieces) {
       const prompt = buildSummaryPrompt({
         lines: piece,
@@ -261,7 +266,6 @@ export async function summariseFolded(options: SummariseOptions): Promise<Summar
         ...(keep ? { keep } : {}),
         limitTokens,
       });
-      requests += 1;
       // Carrying the summary so far over word for word is fine; copying the instructions or the lines back is not.
       const echoSource = buildSummaryPrompt({
         lines: piece,
@@ -269,18 +273,33 @@ export async function summariseFolded(options: SummariseOptions): Promise<Summar
         ...(keep ? { keep } : {}),
         limitTokens,
       });
+      requests += 1;
       const reply = await askOnce(options.provider, model, prompt, echoSource, limitTokens, options.abortSignal);
       usage = addUsage(usage, reply.usage);
       if (reply.rejection !== null) {
-        failed = { model, rejection: reply.rejection, ...(reply.detail ? { detail: reply.detail } : {}) };
-        break;
+        return {
+          status: "failed",
+          attempt: { model, rejection: reply.rejection, ...(reply.detail ? { detail: reply.detail } : {}) },
+          tooLong: reply.tooLong === true,
+        };
       }
       summary = redactSecrets(reply.text);
     }
-    if (failed === null && summary !== null && summary.trim() !== "") {
-      return { status: "summarised", text: summary, model, usage, requests, attempts };
+    if (summary === null || summary.trim() === "")
+      return { status: "failed", attempt: { model, rejection: "empty" }, tooLong: false };
+    return { status: "summarised", text: summary };
+  }
+
+  for (const model of summariserModels(options.provider, options.chatModel)) {
+    // A refusal for length teaches the adapter the model's real window: cut smaller pieces and try once more.
+    for (let sizing = 0; sizing < 2; sizing++) {
+      const outcome = await summariseWithModel(model);
+      if (outcome.status === "summarised") {
+        return { status: "summarised", text: outcome.text, model, usage, requests, attempts };
+      }
+      attempts.push(outcome.attempt);
+      if (!outcome.tooLong) break;
     }
-    attempts.push(failed ?? { model, rejection: "empty" });
   }
   return { status: "failed", usage, requests, attempts };
 }

@@ -1,5 +1,13 @@
 // Test harness (Node only): excluded from the library build, reused by the summariser, API engine,
 // `pnpm simulate` and the `pnpm dev` demo.
+
+export {
+  type Conversation,
+  conversationFromJson,
+  conversationsDirectory,
+  loadConversationFile,
+  loadConversations,
+} from "./conversations.js";
 export type {
   FakeDialect,
   FakeModel,

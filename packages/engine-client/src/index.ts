@@ -1,3 +1,4 @@
+export * from "./api-engine/index.js";
 export { type Channel, createChannel, delay } from "./channel.js";
 export * from "./context/index.js";
 export {

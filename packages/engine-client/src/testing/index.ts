@@ -31,4 +31,6 @@ export {
   type ProviderErrorEntry,
   providerErrorBodiesURL,
 } from "./provider-error-bodies.js";
+export { createReplayScript, type ReplayScript, type ReplayStats, replayTurns } from "./replay.js";
+export { type RecordedTurn, recordedTurns, scriptedSummaryReply } from "./scripted-models.js";
 export { countsOutputInWindow, type FakeRefusalBody, type OverWindow, tooLongBodyFor } from "./too-long-bodies.js";

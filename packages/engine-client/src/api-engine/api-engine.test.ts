@@ -1,0 +1,566 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { afterEach, describe, expect, it } from "vitest";
+import { unframeSummary } from "../context/frame.js";
+import type { EngineEvent } from "../events.js";
+import { createMemoryLearner } from "../learning/memory-learner.js";
+import type { ModelInfo } from "../messages.js";
+import { chatLogFrom } from "../mock/long-chat.js";
+import { createProvider } from "../providers/create-provider.js";
+import {
+  createReplayScript,
+  type FakeDialect,
+  type FakeModel,
+  type FakeOpenAIRow,
+  type FakeProvider,
+  loadConversationFile,
+  loadProviderErrorBodies,
+  recordedTurns,
+  replayTurns,
+  startFakeProvider,
+} from "../testing/index.js";
+import { createFileChatStore } from "../transcript/file-store.node.js";
+import { createMemoryChatStore } from "../transcript/memory-store.js";
+import { type ApiEngineOptions, createApiEngine } from "./api-engine.js";
+
+const servers: FakeProvider[] = [];
+const folders: string[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+  await Promise.all(folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
+});
+
+interface Setup {
+  readonly dialect?: FakeDialect;
+  readonly row?: FakeOpenAIRow;
+  readonly providerId?: string;
+  readonly models: readonly FakeModel[];
+  readonly model: string;
+  readonly engine?: Partial<ApiEngineOptions>;
+  readonly chunkDelayMs?: number;
+  readonly cheapWindow?: number;
+}
+
+async function setup(options: Setup) {
+  const script = createReplayScript(["cheap"]);
+  const server = await startFakeProvider({
+    dialect: options.dialect ?? "openai",
+    row: options.row ?? "openrouter",
+    models: [...options.models, { id: "cheap", window: options.cheapWindow ?? 128_000 }],
+    countTokens: (text) => countTokens(text),
+    reply: script.reply,
+    ...(options.chunkDelayMs ? { chunkDelayMs: options.chunkDelayMs } : {}),
+  });
+  servers.push(server);
+  const provider = createProvider(options.providerId ?? options.row ?? "openrouter", {
+    baseURL: server.baseURL,
+    // The fake server is on loopback; here it plays a model API, not a server on this computer.
+    local: false,
+    cheapestModel: "cheap",
+  });
+  const store = createMemoryChatStore();
+  const engine = createApiEngine({
+    provider,
+    model: options.model,
+    store,
+    systemPrompt: "You are a helpful assistant in a long chat.",
+    ...options.engine,
+  });
+  return { server, provider, store, engine, script };
+}
+
+async function collect(stream: AsyncIterable<EngineEvent>): Promise<EngineEvent[]> {
+  const events: EngineEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+function chatRequestBodies(server: FakeProvider) {
+  return server
+    .chatRequests()
+    .filter((request) => request.model !== "cheap")
+    .map((request) => request.body as { messages: Array<{ role: string; content: unknown }> });
+}
+
+const history = chatLogFrom(
+  Array.from(
+    { length: 30 },
+    (_, index) =>
+      [`Question ${index}: ${"tell me more ".repeat(60)}`, `Answer ${index}: ${"here it is ".repeat(80)}`] as const,
+  ),
+);
+
+describe("createApiEngine", () => {
+  it("should declare the context capability and answer a turn with the events a UI needs, in order", async () => {
+    const { engine, script, store } = await setup({ models: [{ id: "chat-32k", window: 32_000 }], model: "chat-32k" });
+    expect(engine.capabilities.context).toBeDefined();
+    script.queue.push({ text: "Hello there, how can I help?" });
+    const events = await collect(engine.sendTurn({ chatId: "c1", seq: 0, text: "Hi" }));
+    const types = events.map((event) => event.type).filter((type) => type !== "text-delta");
+    expect(types).toEqual(["turn-start", "message-start", "usage", "message-end", "turn-end"]);
+    const text = events.flatMap((event) => (event.type === "text-delta" ? [event.delta] : [])).join("");
+    expect(text).toBe("Hello there, how can I help?");
+    const chat = await engine.loadChat("c1");
+    expect(chat.messages.map((message) => [message.seq, message.role])).toEqual([
+      [0, "user"],
+      [1, "assistant"],
+    ]);
+    expect(chat.model.context).toBe(32_000);
+    expect(chat.contextUsage?.window).toBe(32_000);
+    expect(chat.usage.inputTokens).toBeGreaterThan(0);
+    const file = await store.readTranscript("c1");
+    expect(file?.version).toBe(1);
+    expect(file?.seqs).toEqual([0, 1]);
+    expect(file?.factor).toBeGreaterThanOrEqual(1);
+  });
+
+  describe("given a long real transcript played turn by turn", () => {
+    it.each([8_000, 32_000, 128_000])(
+      "at a %i-token window, should never send a request over it, fold with framed summaries and keep the prefix between folds",
+      async (window) => {
+        const conversation = loadConversationFile("minsky-specstory.jsonl").find(
+          (candidate) => candidate.characters > 150_000 && candidate.characters < 400_000,
+        );
+        expect(conversation).toBeDefined();
+        const turns = recordedTurns(conversation?.messages ?? []).slice(0, 40);
+        const folder = await mkdtemp(join(tmpdir(), "api-engine-"));
+        folders.push(folder);
+        const store = createFileChatStore({ root: folder });
+        const { engine, server, script, provider } = await setup({
+          models: [{ id: "chat", window }],
+          model: "chat",
+          engine: { store },
+        });
+        const fileSizes: number[] = [];
+        const stats = await replayTurns(engine, "long", turns, script, {
+          onTurn: async () => {
+            fileSizes.push((await readFile(join(folder, "api-sessions", "long.json"), "utf8")).length);
+          },
+        });
+        expect(stats.problems).toBe(0);
+        // The server counts every request with o200k and refuses those over the window: none was refused.
+        expect(stats.heals).toBe(0);
+        expect(provider.windows.get("openrouter", "chat")).toBeUndefined();
+        const bodies = chatRequestBodies(server);
+        expect(bodies.length).toBe(stats.requests);
+        const over = server
+          .chatRequests()
+          .filter((request) => request.model === "chat")
+          .filter((request) => countTokens(JSON.stringify(request.body)) > window * 1.15);
+        expect(over).toEqual([]);
+        if (window <= 32_000) expect(stats.folds).toBeGreaterThan(0);
+        // Every request after a fold carries the summary, framed, in front of the first kept person's message.
+        const foldsSeen = stats.events.filter((event) => event.type === "compacted");
+        if (foldsSeen.length > 0) {
+          const last = bodies.at(-1);
+          const firstUser = last?.messages.find((message) => message.role === "user");
+          const text = typeof firstUser?.content === "string" ? firstUser.content : JSON.stringify(firstUser?.content);
+          expect(unframeSummary(text)).not.toBeNull();
+        }
+        // Between two folds, each request starts with the previous one's messages, byte for byte.
+        const foldTurnStarts = new Set<number>();
+        let requestIndex = -1;
+        for (const event of stats.events) {
+          if (event.type === "turn-start") requestIndex += 1;
+          if (event.type === "compacted") foldTurnStarts.add(requestIndex);
+        }
+        let prefixChecks = 0;
+        for (let index = 1; index < bodies.length; index++) {
+          if (foldTurnStarts.has(index)) continue;
+          const previous = bodies[index - 1]?.messages ?? [];
+          const current = bodies[index]?.messages ?? [];
+          // The last message of the previous request may have been shortened only when a new limit started.
+          const now = JSON.stringify(current.slice(0, previous.length - 1));
+          const before = JSON.stringify(previous.slice(0, -1));
+          if (now !== before) {
+            // The only other change allowed: the turn being answered, alone and too big, got a text shortened.
+            let at = 0;
+            while (now[at] === before[at]) at++;
+            expect(now.slice(at, at + 400)).toMatch(/\[\.\.\. \d+ characters left out \.\.\.\]/);
+            continue;
+          }
+          prefixChecks += 1;
+        }
+        expect(prefixChecks).toBeGreaterThan(10);
+        // The transcript file was written after every turn.
+        expect(fileSizes).toHaveLength(turns.length);
+        const file = JSON.parse(await readFile(join(folder, "api-sessions", "long.json"), "utf8"));
+        expect(file.version).toBe(1);
+        expect(file.factor).toBeGreaterThanOrEqual(1);
+        if (stats.folds > 0) expect(file.summary.firstKeptSeq).toBe(file.seqs[0]);
+        const chat = await engine.loadChat("long");
+        expect(chat.messages.length).toBeGreaterThanOrEqual(turns.length * 2);
+        expect(chat.messages.map((message) => message.seq)).toEqual(chat.messages.map((_, index) => index));
+      },
+    );
+  });
+
+  describe("healing a too-long refusal", () => {
+    const rows: Array<{ providerId: string; dialect: FakeDialect; row?: FakeOpenAIRow }> = [
+      { providerId: "openai", dialect: "openai", row: "openai" },
+      { providerId: "deepseek", dialect: "openai", row: "deepseek" },
+      { providerId: "xai", dialect: "openai", row: "xai" },
+      { providerId: "groq", dialect: "openai", row: "groq" },
+      { providerId: "together", dialect: "openai", row: "together" },
+      { providerId: "mistral", dialect: "openai", row: "mistral" },
+      { providerId: "openrouter", dialect: "openai", row: "openrouter" },
+      { providerId: "zhipu", dialect: "openai", row: "zhipu" },
+      { providerId: "vllm", dialect: "openai", row: "vllm" },
+      { providerId: "llama.cpp", dialect: "openai", row: "llama.cpp" },
+      { providerId: "lmstudio", dialect: "openai", row: "lmstudio" },
+      { providerId: "anthropic", dialect: "anthropic" },
+      { providerId: "google", dialect: "google" },
+      { providerId: "ollama", dialect: "ollama" },
+    ];
+
+    it.each(rows)(
+      "given $providerId's real body once, should heal quietly, say so, and remember the window",
+      async ({ providerId, dialect, row }) => {
+        const { engine, server, store, script, provider } = await setup({
+          dialect,
+          ...(row ? { row } : {}),
+          providerId,
+          models: [{ id: "chat", window: 64_000 }],
+          model: "chat",
+        });
+        // Small enough that no fold is due first (Ollama runs at 16K), so the refusal meets the chat's request.
+        await store.appendLog("h", history.slice(0, 10));
+        const body = loadProviderErrorBodies().find(
+          (entry) => entry.provider === providerId && entry.kind === "too-long" && (entry.status ?? 400) >= 400,
+        );
+        expect(body).toBeDefined();
+        server.refuseNext(1, body?.index ?? providerId);
+        script.queue.push({ text: "The healed answer." });
+        const events = await collect(engine.sendTurn({ chatId: "h", seq: 10, text: "And now?" }));
+        const types = events.map((event) => event.type);
+        expect(types).toContain("healed");
+        expect(types).not.toContain("turn-problem");
+        expect(types.at(-1)).toBe("turn-end");
+        expect(events.at(-1)).toMatchObject({ status: "done" });
+        const chat = await engine.loadChat("h");
+        expect(chat.messages.at(-1)?.parts).toEqual([{ type: "text", text: "The healed answer." }]);
+        expect(chat.healthNotes[0]?.kind).toBe("healed");
+        // A window the refusal names is remembered for the model (the smaller of it and the list's wins).
+        if (body?.window) expect(provider.windows.get(providerId, "chat")).toBe(body.window);
+      },
+    );
+
+    it.each([
+      { providerId: "openai", row: "openai" as const },
+      { providerId: "deepseek", row: "deepseek" as const },
+      { providerId: "xai", row: "xai" as const },
+    ])(
+      "given $providerId, whose list names no window, serving a smaller one than the default, should heal with the named window and remember it for the next chat",
+      async ({ providerId, row }) => {
+        const { engine, store, script, provider } = await setup({
+          row,
+          providerId,
+          models: [{ id: "chat", window: 8_000, advertisedWindow: 64_000 }],
+          model: "chat",
+        });
+        await store.appendLog("h", history);
+        script.queue.push({ text: "Healed." });
+        const events = await collect(engine.sendTurn({ chatId: "h", seq: history.length, text: "Go on" }));
+        expect(events.map((event) => event.type)).toContain("healed");
+        expect(events.at(-1)).toMatchObject({ type: "turn-end", status: "done" });
+        expect(provider.windows.get(providerId, "chat")).toBe(8_000);
+        // The next chat starts with the remembered window, and never needs healing.
+        await store.appendLog("next", history);
+        script.queue.push({ text: "Fits at once." });
+        const next = await collect(engine.sendTurn({ chatId: "next", seq: history.length, text: "Hello" }));
+        expect(next.map((event) => event.type)).not.toContain("healed");
+        expect((await engine.loadChat("next")).contextUsage?.window).toBe(8_000);
+      },
+    );
+
+    it("given two refusals and a bigger ready model, should give one too-long problem offering it, and keep the message", async () => {
+      const { engine, server, store } = await setup({
+        models: [
+          { id: "chat", window: 16_000 },
+          { id: "chat-200k", window: 200_000 },
+        ],
+        model: "chat",
+      });
+      await store.appendLog("p", history.slice(0, 10));
+      server.refuseNext(2, "openrouter");
+      const events = await collect(engine.sendTurn({ chatId: "p", seq: 10, text: "My important message" }));
+      const problems = events.filter((event) => event.type === "turn-problem");
+      expect(problems).toHaveLength(1);
+      const problem = problems[0]?.type === "turn-problem" ? problems[0].problem : null;
+      expect(problem?.kind).toBe("too-long");
+      expect(problem?.next).toMatchObject({ type: "switch-model", model: { id: "chat-200k" }, readsTimes: 12.5 });
+      expect(events.map((event) => event.type)).not.toContain("healed");
+      const chat = await engine.loadChat("p");
+      expect(chat.messages.at(-1)).toMatchObject({
+        seq: 10,
+        role: "user",
+        parts: [{ type: "text", text: "My important message" }],
+      });
+      expect(chat.problem?.problem.kind).toBe("too-long");
+    });
+
+    it("given two refusals and no bigger model, should offer a new chat carrying the person's message", async () => {
+      const { engine, server, store } = await setup({
+        models: [{ id: "chat", window: 16_000 }],
+        model: "chat",
+        cheapWindow: 16_000,
+      });
+      await store.appendLog("p", history.slice(0, 10));
+      server.refuseNext(2, "openrouter");
+      const events = await collect(engine.sendTurn({ chatId: "p", seq: 10, text: "Please keep me" }));
+      const problem = events.find((event) => event.type === "turn-problem");
+      expect(problem).toMatchObject({
+        problem: { kind: "too-long", next: { type: "new-chat", message: "Please keep me" } },
+      });
+    });
+
+    it("given a refusal caused by the answer room, should lower the answer room instead of folding", async () => {
+      const { engine, server, store, script } = await setup({
+        row: "vllm",
+        providerId: "vllm",
+        models: [{ id: "chat", window: 32_000 }],
+        model: "chat",
+      });
+      await store.appendLog("o", history.slice(0, 4));
+      server.refuseNext(1, {
+        status: 400,
+        body: JSON.stringify({
+          object: "error",
+          message:
+            "This model's maximum context length is 32000 tokens. However, you requested 33500 tokens (1500 in the messages, 32000 in the completion). Please reduce the length of the messages or completion.",
+          type: "BadRequestError",
+          code: 400,
+        }),
+      });
+      script.queue.push({ text: "Short answer." });
+      const events = await collect(engine.sendTurn({ chatId: "o", seq: 4, text: "Go" }));
+      expect(events.map((event) => event.type)).toContain("healed");
+      expect(events.map((event) => event.type)).not.toContain("compacting");
+      const maxTokens = server
+        .chatRequests()
+        .map((request) => request.body as { max_tokens?: number; max_completion_tokens?: number })
+        .map((body) => body.max_tokens ?? body.max_completion_tokens);
+      expect(maxTokens).toHaveLength(2);
+      expect(maxTokens[1]).toBeLessThan(maxTokens[0] as number);
+    });
+
+    it("given a refusal after text has arrived, should not retry and should keep what was written", async () => {
+      const { engine, server, script } = await setup({ models: [{ id: "chat", window: 32_000 }], model: "chat" });
+      script.queue.push({ text: "Partial words that arrive before the failure." });
+      server.failNext(1, "reset-mid-stream");
+      const events = await collect(engine.sendTurn({ chatId: "r", seq: 0, text: "Hi" }));
+      expect(events.map((event) => event.type)).toContain("turn-problem");
+      expect(events.map((event) => event.type)).not.toContain("healed");
+      expect(server.chatRequests()).toHaveLength(1);
+    });
+  });
+
+  it("given a system prompt bigger than the window, should give one clear problem and send nothing", async () => {
+    const { engine, server } = await setup({
+      models: [{ id: "tiny", window: 1_000 }],
+      model: "tiny",
+      engine: { systemPrompt: "Follow these rules. ".repeat(400) },
+    });
+    const events = await collect(engine.sendTurn({ chatId: "t", seq: 0, text: "Hello" }));
+    expect(events.map((event) => event.type)).toEqual(["turn-start", "turn-problem", "turn-end"]);
+    expect(events[1]).toMatchObject({
+      problem: { kind: "too-long", next: { type: "switch-model", model: { id: "cheap" } } },
+    });
+    expect(server.chatRequests()).toHaveLength(0);
+  });
+
+  it("should run tool rounds as requests of the same turn, each fitted", async () => {
+    const { engine, server, script } = await setup({ models: [{ id: "chat", window: 32_000 }], model: "chat" });
+    script.queue.push({
+      text: "Let me look.",
+      toolCalls: [{ id: "call-1", name: "read_file", arguments: '{"path":"a.ts"}' }],
+    });
+    const first = engine.sendTurn({ chatId: "tools", seq: 0, text: "What is in a.ts?" });
+    await collect(first);
+    expect((await first.done).status).toBe("tool-calls");
+    script.queue.push({ text: "It exports one function." });
+    const second = engine.sendTurn({
+      chatId: "tools",
+      seq: 2,
+      text: "",
+      toolResults: [{ type: "tool-result", callId: "call-1", name: "read_file", text: "export function a() {}" }],
+    });
+    await collect(second);
+    expect((await second.done).status).toBe("done");
+    const last = chatRequestBodies(server).at(-1);
+    expect(JSON.stringify(last)).toContain("export function a() {}");
+    const chat = await engine.loadChat("tools");
+    expect(chat.messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+  });
+
+  describe("compact()", () => {
+    it("should fold all but the newest turn with the focus stated first to the summariser", async () => {
+      const { engine, server, store } = await setup({ models: [{ id: "chat", window: 128_000 }], model: "chat" });
+      await store.appendLog("m", history.slice(0, 12));
+      const seen: EngineEvent[] = [];
+      engine.subscribe((event) => seen.push(event));
+      const result = await engine.capabilities.context.compact("m", { keep: "the question numbers" });
+      expect(result.status).toBe("compacted");
+      expect(result.status === "compacted" && result.summary).toMatchObject({
+        firstKeptSeq: 10,
+        reason: "manual",
+        model: "cheap",
+      });
+      expect(result.status === "compacted" && result.summary.text).toContain("Kept as asked: the question numbers");
+      expect(seen.map((event) => event.type)).toEqual(["compacting", "compacted"]);
+      const summariser = server.chatRequests().filter((request) => request.model === "cheap");
+      expect(summariser.length).toBeGreaterThan(0);
+      expect((await engine.loadChat("m")).summary?.firstKeptSeq).toBe(10);
+      expect(await engine.capabilities.context.compact("m")).toEqual({ status: "nothing-to-fold" });
+    });
+
+    it("given a provider with its own compaction, should hand it over", async () => {
+      const handedOver: Array<string | undefined> = [];
+      const { engine, store } = await setup({
+        models: [{ id: "chat", window: 128_000 }],
+        model: "chat",
+        engine: {
+          handOverCompaction: async (_chatId, keep) => {
+            handedOver.push(keep);
+            return true;
+          },
+        },
+      });
+      await store.appendLog("m", history.slice(0, 6));
+      expect(await engine.capabilities.context.compact("m", { keep: "x" })).toEqual({ status: "handed-over" });
+      expect(handedOver).toEqual(["x"]);
+    });
+  });
+
+  describe("learning before forgetting", () => {
+    const learningLog = chatLogFrom([
+      ["I prefer short answers. My name is Ada.", "Noted, Ada."],
+      ["We decided to use Postgres.", "Good choice; I always like Postgres."],
+      ["What next?", "Tests."],
+      ["Write them.", "Done."],
+    ]);
+
+    it("should give the learner only the person's words before the fold, once, and record how far it read", async () => {
+      const learner = createMemoryLearner();
+      const { engine, store } = await setup({
+        models: [{ id: "chat", window: 128_000 }],
+        model: "chat",
+        engine: { learner },
+      });
+      await store.appendLog("l", learningLog);
+      await engine.capabilities.context.compact("l");
+      await expect.poll(() => learner.reviews.length).toBe(1);
+      expect(learner.reviews[0]?.words.map((words) => words.seq)).toEqual([0, 2, 4]);
+      expect(learner.memories.map((memory) => memory.text)).toEqual([
+        "I prefer short answers.",
+        "My name is Ada.",
+        "We decided to use Postgres.",
+      ]);
+      await expect.poll(async () => (await store.readTranscript("l"))?.readUntil).toBe(6);
+      // Nothing more to fold: the learner is not asked again.
+      await engine.capabilities.context.compact("l");
+      expect(learner.reviews).toHaveLength(1);
+    });
+
+    it("given a failing learner, should mark nothing read", async () => {
+      const learner = createMemoryLearner();
+      learner.failNext();
+      const { engine, store } = await setup({
+        models: [{ id: "chat", window: 128_000 }],
+        model: "chat",
+        engine: { learner },
+      });
+      await store.appendLog("l", learningLog);
+      await engine.capabilities.context.compact("l");
+      await expect.poll(() => learner.reviews.length).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect((await store.readTranscript("l"))?.readUntil).toBe(0);
+    });
+
+    it("given a chat that read something untrusted, should propose memories that wait for an OK", async () => {
+      const learner = createMemoryLearner();
+      const { engine, store, script } = await setup({
+        models: [{ id: "chat", window: 128_000 }],
+        model: "chat",
+        engine: { learner },
+      });
+      await store.appendLog("u", learningLog.slice(0, 6));
+      script.queue.push({ text: "Read it." });
+      await engine.sendTurn({ chatId: "u", seq: 6, text: "Summarise this web page", untrusted: true }).done;
+      await engine.capabilities.context.compact("u");
+      await expect.poll(() => learner.memories.length).toBeGreaterThan(0);
+      expect(learner.memories.every((memory) => memory.status === "waiting")).toBe(true);
+    });
+  });
+
+  describe("aborts", () => {
+    it("given an abort in the middle of a stream, should keep what was written and leave a consistent transcript", async () => {
+      const { engine, script, store, provider } = await setup({
+        models: [{ id: "chat", window: 32_000 }],
+        model: "chat",
+        chunkDelayMs: 5,
+      });
+      script.queue.push({ text: "word ".repeat(200) });
+      const controller = new AbortController();
+      const stream = engine.sendTurn({ chatId: "a", seq: 0, text: "Talk", abortSignal: controller.signal });
+      let deltas = 0;
+      for await (const event of stream) {
+        if (event.type === "text-delta" && ++deltas === 3) controller.abort();
+      }
+      expect((await stream.done).status).toBe("aborted");
+      // A fresh engine over the same store reads a consistent chat and goes on.
+      const again = createApiEngine({ provider, model: "chat", store });
+      const chat = await again.loadChat("a");
+      expect(chat.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+      script.queue.push({ text: "Next." });
+      expect((await again.sendTurn({ chatId: "a", seq: 2, text: "Go on" }).done).status).toBe("done");
+    });
+
+    it("given an abort in the middle of a summary, should leave the chat unfolded and consistent", async () => {
+      const { engine, store, provider } = await setup({
+        models: [{ id: "chat", window: 128_000 }],
+        model: "chat",
+        chunkDelayMs: 10,
+      });
+      await store.appendLog("s", history.slice(0, 8));
+      const controller = new AbortController();
+      const compacting = engine.capabilities.context.compact("s", { abortSignal: controller.signal });
+      setTimeout(() => controller.abort(), 30);
+      expect(await compacting).toEqual({ status: "aborted" });
+      const chat = await createApiEngine({ provider, model: "chat", store }).loadChat("s");
+      expect(chat.summary).toBeNull();
+      expect(chat.messages).toHaveLength(8);
+    });
+  });
+
+  it("should refuse a seq that does not follow the log, and a second turn while one runs", async () => {
+    const { engine, script } = await setup({
+      models: [{ id: "chat", window: 32_000 }],
+      model: "chat",
+      chunkDelayMs: 2,
+    });
+    await expect(engine.sendTurn({ chatId: "q", seq: 5, text: "x" }).done).rejects.toMatchObject({
+      name: "TurnSequenceError",
+    });
+    script.queue.push({ text: "one two three four five six" });
+    const first = engine.sendTurn({ chatId: "q", seq: 0, text: "1" });
+    expect(() => engine.sendTurn({ chatId: "q", seq: 2, text: "2" })).toThrow(/still answering/);
+    await first.done;
+  });
+
+  it("should offer the models of the list, for a switch", async () => {
+    const { engine } = await setup({
+      models: [
+        { id: "chat", window: 32_000 },
+        { id: "big", window: 200_000 },
+      ],
+      model: "chat",
+    });
+    const list: readonly ModelInfo[] = await engine.listModels();
+    expect(list.map((model) => [model.id, model.context])).toContainEqual(["big", 200_000]);
+    engine.setModel("big");
+    expect((await engine.loadChat("any")).contextUsage?.window).toBe(200_000);
+  });
+});

@@ -1,0 +1,832 @@
+import { abortReason, createChannel } from "../channel.js";
+import { type Budget, computeBudget } from "../context/budget.js";
+import { estimateTokens, modelFamily } from "../context/estimate.js";
+import { factorForModel, type ModelFactor, raiseFactor } from "../context/factor.js";
+import { type FoldMode, type FoldPlan, type FoldState, initialFoldState, planFold } from "../context/fold.js";
+import { buildRequestMessages } from "../context/frame.js";
+import { createEstimateCache, type EstimateCache } from "../context/message-estimate.js";
+import { resolveWindow } from "../context/window.js";
+import type {
+  ChatSnapshot,
+  CompactOptions,
+  CompactResult,
+  ContextCapability,
+  ContextUsage,
+  Engine,
+  EngineListener,
+  TurnInput,
+  TurnStream,
+  Unsubscribe,
+} from "../engine.js";
+import { assertSafeChatId, ChatBusyError, isAbortError, TurnSequenceError } from "../errors.js";
+import type { CompactionReason, EngineEvent, EngineEventOf, HealthNote, SummaryState } from "../events.js";
+import { initialLearningState, type Learner, type LearningState, learnBeforeFold } from "../learning/learner.js";
+import { addUsage, type ChatMessage, emptyUsage, type MessagePart, type ModelInfo, type Usage } from "../messages.js";
+import { defaultProblemTitle, type TurnProblem } from "../problems.js";
+import type { FinishReason, ProviderAdapter, ToolDefinition } from "../providers/provider-adapter.js";
+import { ProviderCallError } from "../providers/provider-call-error.js";
+import { summariseFolded } from "../summarise/summariser.js";
+import type { ChatStore } from "../transcript/chat-store.js";
+import { ChatLogCorruptError, TranscriptCorruptError } from "../transcript/errors.js";
+import { buildTranscriptFile, type TranscriptFile } from "../transcript/transcript-file.js";
+
+/** Options of {@link createApiEngine}. */
+export interface ApiEngineOptions {
+  /** The provider adapter the chat talks to (`createOpenAI(...)`, `createAnthropic(...)`, ...). */
+  readonly provider: ProviderAdapter;
+  /** The chat's model id. Change it later with `setModel`. */
+  readonly model: string;
+  /** Where the chat's log and the engine's transcript live. */
+  readonly store: ChatStore;
+  /** Learns the person's words before they are folded (ADR 0055 §4). Default: none. */
+  readonly learner?: Learner;
+  /** The real system prompt. Default: none. */
+  readonly systemPrompt?: string;
+  /** The real tool list. Default: none. */
+  readonly tools?: readonly ToolDefinition[];
+  /** Remember things automatically; when false, whatever is learned waits for an OK. Default true. */
+  readonly autoRemember?: boolean;
+  /** The provider's model list, when the host has it. Default: `provider.listModels()`, once. */
+  readonly models?: readonly ModelInfo[];
+  /** A provider with its own compaction (Claude Code's /compact) takes manual folds over. Default: none. */
+  readonly handOverCompaction?: (chatId: string, keep: string | undefined) => Promise<boolean>;
+  /** Default `api`. */
+  readonly id?: string;
+  /** Default: the provider's name. */
+  readonly displayName?: string;
+  /** The clock. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** The API engine: an {@link Engine} that keeps the transcript and declares the `context` capability. */
+export interface ApiEngine extends Engine {
+  readonly capabilities: { readonly context: ContextCapability };
+  /** The chat's model now. */
+  readonly model: string;
+  /** Talks to another model from the next turn on (a too-long card's "Switch to …"). */
+  setModel(modelId: string): void;
+  /** The provider's models as last listed (empty until listed). */
+  listModels(): Promise<readonly ModelInfo[]>;
+}
+
+/** What the engine keeps of a chat between turns (in memory, and in the transcript file). */
+interface ChatRuntime {
+  readonly chatId: string;
+  log: ChatMessage[];
+  file: TranscriptFile | null;
+  summary: SummaryState | null;
+  fold: FoldState;
+  factor: ModelFactor | null;
+  learning: LearningState;
+  healthNotes: HealthNote[];
+  problem: { seq: number; problem: TurnProblem } | null;
+  usage: Usage;
+  /** Lowered answer rooms, per model, after a refusal caused by the output reservation. */
+  answerRooms: Record<string, number>;
+  untrusted: boolean;
+  origin: "person" | "routine" | "group";
+  readonly cache: EstimateCache;
+  /** Serialises turns, folds on request and learning writes. */
+  lock: Promise<void>;
+}
+
+/** Extra fields the engine keeps in the transcript file beside `summary`, `seqs` and `factor`. */
+interface EngineFileFields {
+  readonly factorModel?: string;
+  readonly fold?: FoldState;
+  readonly readUntil?: number;
+  readonly learned?: LearningState["learned"];
+  readonly health?: readonly HealthNote[];
+  readonly usage?: Usage;
+  readonly answerRooms?: Record<string, number>;
+  readonly untrusted?: boolean;
+  readonly origin?: "person" | "routine" | "group";
+}
+
+const healthNotesKept = 50;
+
+function nextSeq(log: readonly ChatMessage[]): number {
+  return (log.at(-1)?.seq ?? -1) + 1;
+}
+
+function personText(message: ChatMessage): string {
+  return message.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
+}
+
+/**
+ * The engine that keeps the transcript for a model API (ADR 0055): every turn it fits the chat into the
+ * model's real window, folds whole turns from the front into a summary written by the cheapest model,
+ * heals a "too long" refusal by itself, and lets the host learn the person's words before they are folded.
+ */
+export function createApiEngine(options: ApiEngineOptions): ApiEngine {
+  const { provider, store } = options;
+  const now = options.now ?? Date.now;
+  const listeners = new Set<EngineListener>();
+  const chats = new Map<string, Promise<ChatRuntime>>();
+  let model = options.model;
+  let models: readonly ModelInfo[] | null = options.models ?? null;
+  let noteCounter = 0;
+
+  function emit(event: EngineEvent): void {
+    for (const listener of [...listeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        // A listener's bug must not stop the turn; report it where a developer will see it.
+        console.error(error);
+      }
+    }
+  }
+
+  async function listModels(): Promise<readonly ModelInfo[]> {
+    if (models !== null) return models;
+    try {
+      models = await provider.listModels();
+    } catch (error) {
+      if (isAbortError(error)) throw error;
+      // Unknown windows fall back to the defaults; the list is asked for again next time.
+      return [];
+    }
+    return models;
+  }
+
+  function modelInfo(list: readonly ModelInfo[], id: string): ModelInfo {
+    return (
+      list.find((candidate) => candidate.id === id) ?? {
+        id,
+        displayName: id,
+        ready: true,
+        local: provider.local,
+        provider: provider.provider,
+      }
+    );
+  }
+
+  function addNote(rt: ChatRuntime, kind: HealthNote["kind"], text: string): HealthNote {
+    noteCounter += 1;
+    const note: HealthNote = {
+      id: `${rt.chatId}-${now()}-${noteCounter}`,
+      chatId: rt.chatId,
+      kind,
+      text,
+      at: now(),
+      provider: provider.provider,
+      model,
+    };
+    rt.healthNotes = [note, ...rt.healthNotes].slice(0, healthNotesKept);
+    return note;
+  }
+
+  async function loadRuntime(chatId: string): Promise<ChatRuntime> {
+    const rt: ChatRuntime = {
+      chatId,
+      log: [],
+      file: null,
+      summary: null,
+      fold: initialFoldState,
+      factor: null,
+      learning: initialLearningState,
+      healthNotes: [],
+      problem: null,
+      usage: emptyUsage,
+      answerRooms: {},
+      untrusted: false,
+      origin: "person",
+      cache: createEstimateCache(),
+      lock: Promise.resolve(),
+    };
+    try {
+      rt.log = await store.readLog(chatId);
+    } catch (error) {
+      // A log torn by a crash is repaired once (its whole copy kept aside); say so and read it again.
+      if (!ChatLogCorruptError.isInstance(error) || !error.repaired) throw error;
+      addNote(rt, "summary-failed", `The chat's log was cut off by a crash; a copy was kept at ${error.keptAt}.`);
+      rt.log = await store.readLog(chatId);
+    }
+    let file: TranscriptFile | null = null;
+    try {
+      file = await store.readTranscript(chatId);
+    } catch (error) {
+      if (!TranscriptCorruptError.isInstance(error)) throw error;
+      // The unreadable file was kept aside; the chat goes on from its log, without the summary.
+      addNote(
+        rt,
+        "summary-failed",
+        `The chat's transcript could not be read (${error.reason}); it was kept at ${error.keptAt}.`,
+      );
+    }
+    if (file) {
+      const extra = file as TranscriptFile & EngineFileFields;
+      rt.file = file;
+      rt.summary = file.summary ?? null;
+      const firstKept =
+        file.seqs?.[0] ?? file.summary?.firstKeptSeq ?? Math.max(0, rt.log.length - file.messages.length);
+      rt.fold = extra.fold ?? { firstKeptSeq: firstKept, textLimit: null };
+      rt.factor =
+        file.factor !== undefined ? { modelId: extra.factorModel ?? file.model ?? model, factor: file.factor } : null;
+      rt.learning = { readUntil: extra.readUntil ?? 0, learned: extra.learned ?? [] };
+      rt.healthNotes = [...rt.healthNotes, ...(extra.health ?? [])].slice(0, healthNotesKept);
+      rt.usage = extra.usage ?? emptyUsage;
+      rt.answerRooms = { ...(extra.answerRooms ?? {}) };
+      rt.untrusted = extra.untrusted ?? false;
+      rt.origin = extra.origin ?? "person";
+    }
+    return rt;
+  }
+
+  function runtime(chatId: string): Promise<ChatRuntime> {
+    assertSafeChatId(chatId);
+    let loaded = chats.get(chatId);
+    if (!loaded) {
+      loaded = loadRuntime(chatId);
+      chats.set(chatId, loaded);
+      // A failed load is tried again next time, not cached.
+      loaded.catch(() => chats.delete(chatId));
+    }
+    return loaded;
+  }
+
+  /** Runs `task` after everything already queued for the chat. */
+  function locked<T>(rt: ChatRuntime, task: () => Promise<T>): Promise<T> {
+    const run = rt.lock.then(task, task);
+    rt.lock = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  async function saveTranscript(rt: ChatRuntime, kept: readonly ChatMessage[]): Promise<void> {
+    const fields: EngineFileFields = {
+      ...(rt.factor ? { factorModel: rt.factor.modelId } : {}),
+      fold: rt.fold,
+      readUntil: rt.learning.readUntil,
+      learned: rt.learning.learned,
+      health: rt.healthNotes,
+      usage: rt.usage,
+      answerRooms: rt.answerRooms,
+      untrusted: rt.untrusted,
+      origin: rt.origin,
+    };
+    const file = buildTranscriptFile({
+      id: rt.chatId,
+      kept,
+      previous: rt.file ? { ...rt.file, ...fields } : (fields as Partial<TranscriptFile> as TranscriptFile),
+      model,
+      updatedAt: now(),
+      ...(rt.summary ? { summary: rt.summary } : {}),
+      ...(rt.factor ? { factor: rt.factor.factor } : {}),
+    });
+    await store.writeTranscript(rt.chatId, { ...file, ...fields });
+    rt.file = file;
+  }
+
+  /** What is kept (sent word for word or shortened) after the fold state: the log from `firstKeptSeq`. */
+  function keptFromLog(rt: ChatRuntime): ChatMessage[] {
+    return rt.log.filter((message) => message.seq >= rt.fold.firstKeptSeq);
+  }
+
+  interface Sizing {
+    readonly modelId: string;
+    readonly info: ModelInfo;
+    readonly family: string | undefined;
+    readonly factor: number;
+    readonly systemTokens: number;
+    readonly toolTokens: number;
+    readonly budget: Budget;
+  }
+
+  async function sizing(rt: ChatRuntime): Promise<Sizing> {
+    const list = await listModels();
+    const info = modelInfo(list, model);
+    const family = modelFamily(model);
+    const remembered = provider.windows.get(provider.provider, model);
+    const { window } = resolveWindow({ model: info, remembered: remembered ?? null, local: provider.local });
+    const factor = factorForModel(rt.factor, model);
+    const systemTokens = options.systemPrompt ? estimateTokens(options.systemPrompt, family) : 0;
+    const toolTokens = options.tools?.length ? estimateTokens(JSON.stringify(options.tools), family) : 0;
+    const answerRoom = rt.answerRooms[model];
+    const budget = computeBudget({
+      window,
+      systemTokens,
+      toolTokens,
+      factor,
+      ...(answerRoom !== undefined ? { answerRoom } : {}),
+    });
+    return { modelId: model, info, family, factor, systemTokens, toolTokens, budget };
+  }
+
+  function plan(rt: ChatRuntime, size: Sizing, mode: FoldMode): FoldPlan {
+    return planFold({
+      messages: rt.log,
+      summary: rt.summary?.text ?? null,
+      budget: size.budget.budget,
+      mode,
+      previous: rt.fold,
+      family: size.family,
+      factor: size.factor,
+      cache: rt.cache,
+    });
+  }
+
+  function usageOf(size: Sizing, planned: FoldPlan): ContextUsage {
+    const usedTokens = Math.ceil((size.systemTokens + size.toolTokens) * size.factor + planned.tokens);
+    const window = size.budget.window;
+    return {
+      usedTokens,
+      window,
+      budget: size.budget.budget,
+      factor: size.factor,
+      share: window > 0 ? usedTokens / window : 1,
+    };
+  }
+
+  /**
+   * Folds what the plan folds: summarises it (the old summary stays when no model writes one), saves the
+   * transcript, says so, and lets the learner read the person's words before the fold, alongside.
+   * Throws the AbortError when aborted, leaving the chat as it was.
+   */
+  async function applyFold(
+    rt: ChatRuntime,
+    planned: FoldPlan,
+    size: Sizing,
+    reason: CompactionReason,
+    keep: string | undefined,
+    abortSignal: AbortSignal | undefined,
+    send: (event: EngineEvent) => void,
+  ): Promise<Usage> {
+    send({ type: "compacting", chatId: rt.chatId, reason });
+    const result = await summariseFolded({
+      provider,
+      chatModel: size.modelId,
+      models: await listModels(),
+      folded: planned.folded,
+      previousSummary: rt.summary?.text ?? null,
+      ...(keep ? { keep } : {}),
+      budget: size.budget.budget,
+      ...(abortSignal ? { abortSignal } : {}),
+    });
+    let text = rt.summary?.text ?? "";
+    let writer: string | null = rt.summary?.model ?? null;
+    if (result.status === "summarised") {
+      text = result.text;
+      writer = result.model;
+    } else {
+      const why = result.attempts.map((attempt) => `${attempt.model}: ${attempt.rejection}`).join(", ");
+      const note = addNote(
+        rt,
+        "summary-failed",
+        `No model wrote a summary (${why || "no model"}); the earliest turns were dropped and the previous summary stays.`,
+      );
+      send({ type: "health-note", chatId: rt.chatId, note });
+    }
+    const summaryTokens = text ? estimateTokens(text, size.family) : 0;
+    const summary: SummaryState = {
+      text,
+      model: writer,
+      firstKeptSeq: planned.firstKeptSeq,
+      reason,
+      before: planned.before,
+      after: {
+        messages: planned.after.messages,
+        tokens: Math.ceil(
+          planned.tokens -
+            (rt.summary ? estimateTokens(rt.summary.text, size.family) * size.factor : 0) +
+            summaryTokens * size.factor,
+        ),
+      },
+      at: now(),
+    };
+    rt.summary = summary;
+    rt.fold = planned.state;
+    await saveTranscript(rt, planned.kept);
+    send({ type: "compacted", chatId: rt.chatId, ...summary });
+    startLearning(rt, planned.firstKeptSeq);
+    return result.usage;
+  }
+
+  function startLearning(rt: ChatRuntime, untilSeq: number): void {
+    const learner = options.learner;
+    if (!learner) return;
+    // Alongside the turn, never in its way: the words are still in the log if this is slow or fails.
+    void learnBeforeFold({
+      learner,
+      chatId: rt.chatId,
+      log: [...rt.log],
+      state: rt.learning,
+      untilSeq,
+      origin: rt.origin,
+      untrusted: rt.untrusted,
+      autoRemember: options.autoRemember ?? true,
+      now,
+    })
+      .then((result) => {
+        if (result.state === rt.learning) return;
+        // Later folds may have read further meanwhile; never move readUntil back.
+        if (result.state.readUntil <= rt.learning.readUntil) return;
+        rt.learning = result.state;
+        return locked(rt, () => saveTranscript(rt, keptFromLog(rt)));
+      })
+      .catch((error: unknown) => console.error(error));
+  }
+
+  function tooLongProblem(
+    list: readonly ModelInfo[],
+    size: Sizing,
+    neededTokens: number,
+    message: string,
+    providerMessage?: string,
+  ): TurnProblem {
+    const window = size.budget.window;
+    const bigger = list
+      .filter(
+        (candidate) =>
+          candidate.ready &&
+          candidate.id !== size.modelId &&
+          candidate.context !== undefined &&
+          candidate.context >= window * 1.5 &&
+          candidate.context * 0.9 - Math.min(16_000, candidate.context * 0.15) >= neededTokens,
+      )
+      .sort((a, b) => (b.context ?? 0) - (a.context ?? 0))[0];
+    const base = {
+      kind: "too-long" as const,
+      title: defaultProblemTitle("too-long"),
+      window,
+      ...(providerMessage ? { providerMessage } : {}),
+    };
+    if (bigger) {
+      return {
+        ...base,
+        next: {
+          type: "switch-model",
+          model: bigger,
+          readsTimes: Math.round(((bigger.context ?? window) / window) * 10) / 10,
+        },
+      };
+    }
+    return { ...base, next: { type: "new-chat", message } };
+  }
+
+  async function runTurn(input: TurnInput, send: (event: EngineEvent) => void): Promise<EngineEventOf<"turn-end">> {
+    const { chatId } = input;
+    const signal = input.abortSignal;
+    const rt = await runtime(chatId);
+    const expected = nextSeq(rt.log);
+    if (input.seq !== expected) throw new TurnSequenceError({ chatId, expectedSeq: expected, actualSeq: input.seq });
+    if (input.untrusted) rt.untrusted = true;
+    if (input.origin) rt.origin = input.origin;
+
+    const opening: ChatMessage = input.toolResults?.length
+      ? { seq: input.seq, role: "tool", parts: [...input.toolResults], createdAt: now() }
+      : {
+          seq: input.seq,
+          role: "user",
+          parts: [{ type: "text", text: input.text }, ...(input.attachments ?? [])],
+          createdAt: now(),
+        };
+    await store.appendLog(chatId, [opening]);
+    rt.log.push(opening);
+    rt.problem = null;
+    send({ type: "turn-start", chatId, message: opening });
+
+    let usage = emptyUsage;
+    const assistantSeq = input.seq + 1;
+    const parts: MessagePart[] = [];
+    let started = false;
+    let finish: FinishReason | null = null;
+    let keptForFile: readonly ChatMessage[] = keptFromLog(rt);
+    // The person's message for a "new chat" next step: the text of the turn's opening person message.
+    const turnOpening = [...rt.log].reverse().find((message) => message.role === "user");
+    const carriedMessage = turnOpening ? personText(turnOpening) : input.text;
+
+    const end = async (status: EngineEventOf<"turn-end">["status"]): Promise<EngineEventOf<"turn-end">> => {
+      rt.usage = addUsage(rt.usage, usage);
+      try {
+        await saveTranscript(rt, keptForFile);
+      } catch (error) {
+        console.error(error);
+      }
+      const event: EngineEventOf<"turn-end"> = { type: "turn-end", chatId, seq: input.seq, status, usage };
+      send(event);
+      return event;
+    };
+
+    const problem = async (turnProblem: TurnProblem) => {
+      rt.problem = { seq: input.seq, problem: turnProblem };
+      send({ type: "turn-problem", chatId, seq: input.seq, problem: turnProblem });
+      return end("problem");
+    };
+
+    const keepPartial = async () => {
+      if (parts.length === 0) return;
+      const message: ChatMessage = { seq: assistantSeq, role: "assistant", parts: [...parts], model, createdAt: now() };
+      await store.appendLog(chatId, [message]);
+      rt.log.push(message);
+      keptForFile = [...keptForFile, message];
+      send({ type: "message-end", chatId, message, finishReason: "aborted" });
+    };
+
+    try {
+      if (signal?.aborted) throw abortReason(signal);
+      let size = await sizing(rt);
+      if (size.budget.uncapped <= 0) {
+        // The system prompt and tools alone fill the window: no fold can help, and none is tried.
+        return await problem(
+          tooLongProblem(
+            await listModels(),
+            size,
+            Math.ceil((size.systemTokens + size.toolTokens) * size.factor * 1.2),
+            carriedMessage,
+            "The system prompt and the tool list alone fill this model's window.",
+          ),
+        );
+      }
+      let planned = plan(rt, size, "auto");
+      if (planned.fold && planned.reason) {
+        usage = addUsage(usage, await applyFold(rt, planned, size, planned.reason, undefined, signal, send));
+      } else {
+        rt.fold = planned.state;
+      }
+
+      let healed = false;
+      let healedWindow: number | null = null;
+      for (;;) {
+        const requestMessages = buildRequestMessages(planned.kept, rt.summary?.text || null);
+        keptForFile = planned.kept;
+        let turnStartIndex = requestMessages.length - 1;
+        while (turnStartIndex >= 0 && requestMessages[turnStartIndex]?.role !== "user") turnStartIndex -= 1;
+        const estimatedRequest = size.systemTokens + size.toolTokens + planned.tokens / size.factor;
+        try {
+          const stream = provider.streamChat({
+            model: size.modelId,
+            ...(options.systemPrompt ? { system: options.systemPrompt } : {}),
+            messages: requestMessages,
+            ...(options.tools?.length ? { tools: options.tools } : {}),
+            maxOutputTokens: size.budget.answerRoom,
+            contextWindow: size.budget.window,
+            ...(turnStartIndex > 0 ? { cacheBreakpointIndex: turnStartIndex - 1 } : {}),
+            ...(signal ? { abortSignal: signal } : {}),
+          });
+          for await (const part of stream) {
+            if (!started && part.type !== "usage" && part.type !== "finish") {
+              started = true;
+              send({ type: "message-start", chatId, seq: assistantSeq, role: "assistant", model: size.modelId });
+            }
+            switch (part.type) {
+              case "text-delta": {
+                const last = parts.at(-1);
+                if (last?.type === "text") parts[parts.length - 1] = { ...last, text: last.text + part.delta };
+                else parts.push({ type: "text", text: part.delta });
+                send({ type: "text-delta", chatId, seq: assistantSeq, delta: part.delta });
+                break;
+              }
+              case "thinking-delta": {
+                const last = parts.at(-1);
+                if (last?.type === "thinking" && !last.redacted && !part.redacted && part.delta !== "") {
+                  parts[parts.length - 1] = {
+                    ...last,
+                    text: last.text + part.delta,
+                    ...(part.signature ? { signature: part.signature } : {}),
+                  };
+                } else if (last?.type === "thinking" && part.delta === "" && part.signature && !last.signature) {
+                  parts[parts.length - 1] = { ...last, signature: part.signature };
+                } else {
+                  parts.push({
+                    type: "thinking",
+                    text: part.delta,
+                    ...(part.signature ? { signature: part.signature } : {}),
+                    ...(part.redacted ? { redacted: true } : {}),
+                  });
+                }
+                if (part.delta && !part.redacted)
+                  send({ type: "thinking-delta", chatId, seq: assistantSeq, delta: part.delta });
+                break;
+              }
+              case "tool-call":
+                parts.push({ type: "tool-call", id: part.id, name: part.name, arguments: part.arguments });
+                send({
+                  type: "tool-call",
+                  chatId,
+                  seq: assistantSeq,
+                  id: part.id,
+                  name: part.name,
+                  arguments: part.arguments,
+                });
+                break;
+              case "usage": {
+                usage = addUsage(usage, part.usage);
+                const raised = raiseFactor(size.factor, part.usage.inputTokens, estimatedRequest);
+                rt.factor = { modelId: size.modelId, factor: raised };
+                send({ type: "usage", chatId, usage });
+                break;
+              }
+              case "finish":
+                finish = part.reason;
+                break;
+              default:
+                part satisfies never;
+            }
+          }
+          if (healed) {
+            const note = addNote(
+              rt,
+              "healed",
+              `${size.info.displayName} refused the request as too long${healedWindow ? ` (its window is ${healedWindow} tokens)` : ""}; it was shortened and sent again.`,
+            );
+            send({
+              type: "healed",
+              chatId,
+              seq: input.seq,
+              provider: provider.provider,
+              model: size.modelId,
+              ...(healedWindow ? { window: healedWindow } : {}),
+            });
+            send({ type: "health-note", chatId, note });
+          }
+          break;
+        } catch (error) {
+          if (isAbortError(error)) throw error;
+          if (!ProviderCallError.isInstance(error)) throw error;
+          const refusal = error.tooLong;
+          if (refusal === null || error.afterOutput || started) {
+            // A refusal after words have arrived is not retried: what was written stays.
+            await keepPartial();
+            return await problem(error.problem);
+          }
+          if (healed) {
+            const list = await listModels();
+            const neededTokens = Math.ceil(estimatedRequest * size.factor) + size.budget.answerRoom;
+            return await problem(
+              tooLongProblem(list, size, neededTokens, carriedMessage, error.problem.providerMessage ?? error.message),
+            );
+          }
+          healed = true;
+          // The adapter has remembered the window the refusal named; size again with it.
+          if (refusal.cause === "output") {
+            const window = refusal.window ?? size.budget.window;
+            const inputTokens = refusal.inputTokens ?? Math.ceil(estimatedRequest * size.factor);
+            const lowered = Math.max(256, Math.min(Math.floor(size.budget.answerRoom / 2), window - inputTokens - 64));
+            rt.answerRooms[size.modelId] = lowered;
+            size = await sizing(rt);
+            planned = plan(rt, size, "auto");
+            if (planned.fold && planned.reason) {
+              usage = addUsage(usage, await applyFold(rt, planned, size, planned.reason, undefined, signal, send));
+            } else {
+              rt.fold = planned.state;
+            }
+          } else {
+            size = await sizing(rt);
+            if (refusal.inputTokens !== undefined && refusal.window === undefined) {
+              // The refusal named what was sent but no window: the estimate was short; raise the factor.
+              rt.factor = {
+                modelId: size.modelId,
+                factor: raiseFactor(size.factor, refusal.inputTokens, estimatedRequest),
+              };
+              size = await sizing(rt);
+            }
+            planned = plan(rt, size, "heal");
+            if (planned.fold) {
+              usage = addUsage(usage, await applyFold(rt, planned, size, "too-long", undefined, signal, send));
+            } else {
+              rt.fold = planned.state;
+            }
+          }
+          healedWindow = refusal.window ?? null;
+        }
+      }
+
+      const message: ChatMessage = {
+        seq: assistantSeq,
+        role: "assistant",
+        parts: parts.length > 0 ? parts : [{ type: "text", text: "" }],
+        model: size.modelId,
+        createdAt: now(),
+      };
+      await store.appendLog(chatId, [message]);
+      rt.log.push(message);
+      keptForFile = [...keptForFile, message];
+      const finishReason = finish === "tool-calls" ? "tool-calls" : finish === "length" ? "length" : "stop";
+      send({ type: "message-end", chatId, message, finishReason });
+      return await end(finish === "tool-calls" ? "tool-calls" : "done");
+    } catch (error) {
+      if (!isAbortError(error)) throw error;
+      // What was written stays in the log, marked as cut short; the transcript stays consistent.
+      await keepPartial();
+      return await end("aborted");
+    }
+  }
+
+  const context: ContextCapability = {
+    async compact(chatId: string, compactOptions: CompactOptions = {}): Promise<CompactResult> {
+      const rt = await runtime(chatId);
+      return locked(rt, async () => {
+        if (options.handOverCompaction && (await options.handOverCompaction(chatId, compactOptions.keep))) {
+          emit({ type: "compaction-skipped", chatId, reason: "manual", why: "handed-over" });
+          return { status: "handed-over" };
+        }
+        const size = await sizing(rt);
+        const planned = plan(rt, size, "manual");
+        if (!planned.fold) {
+          emit({ type: "compaction-skipped", chatId, reason: "manual", why: "nothing-to-fold" });
+          return { status: "nothing-to-fold" };
+        }
+        try {
+          const used = await applyFold(
+            rt,
+            planned,
+            size,
+            "manual",
+            compactOptions.keep,
+            compactOptions.abortSignal,
+            emit,
+          );
+          rt.usage = addUsage(rt.usage, used);
+        } catch (error) {
+          if (!isAbortError(error)) throw error;
+          emit({ type: "compaction-skipped", chatId, reason: "manual", why: "aborted" });
+          return { status: "aborted" };
+        }
+        return { status: "compacted", summary: rt.summary as SummaryState };
+      });
+    },
+    async usage(chatId: string): Promise<ContextUsage> {
+      const rt = await runtime(chatId);
+      const size = await sizing(rt);
+      return usageOf(size, plan(rt, size, "auto"));
+    },
+  };
+
+  const engine: ApiEngine = {
+    specificationVersion: "v1",
+    id: options.id ?? "api",
+    displayName: options.displayName ?? provider.provider,
+    capabilities: { context },
+    get model() {
+      return model;
+    },
+    setModel(modelId: string) {
+      model = modelId;
+    },
+    listModels,
+
+    async loadChat(chatId): Promise<ChatSnapshot> {
+      const rt = await runtime(chatId);
+      const size = await sizing(rt);
+      return {
+        chatId,
+        messages: [...rt.log],
+        summary: rt.summary,
+        healthNotes: [...rt.healthNotes],
+        model: size.info,
+        contextUsage: usageOf(size, plan(rt, size, "auto")),
+        problem: rt.problem,
+        usage: rt.usage,
+      };
+    },
+
+    subscribe(listener): Unsubscribe {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+
+    sendTurn(input): TurnStream {
+      assertSafeChatId(input.chatId);
+      const channel = createChannel<EngineEvent>();
+      const send = (event: EngineEvent) => {
+        channel.push(event);
+        emit(event);
+      };
+      const busyKey = input.chatId;
+      if (busyChats.has(busyKey)) throw new ChatBusyError(input.chatId);
+      busyChats.add(busyKey);
+      const done = (async () => {
+        const rt = await runtime(input.chatId);
+        return locked(rt, () => runTurn(input, send));
+      })();
+      const settled = done.finally(() => {
+        busyChats.delete(busyKey);
+        channel.close();
+      });
+      settled.catch(() => undefined);
+      return {
+        done: settled,
+        [Symbol.asyncIterator]: () => {
+          const iterator = channel[Symbol.asyncIterator]();
+          return {
+            async next() {
+              const result = await iterator.next();
+              // A turn that failed outright (a seq that does not follow the log) rejects the reader too.
+              if (result.done) await settled;
+              return result;
+            },
+            return: () => iterator.return?.() ?? Promise.resolve({ value: undefined, done: true }),
+          };
+        },
+      };
+    },
+  };
+  const busyChats = new Set<string>();
+  return engine;
+}

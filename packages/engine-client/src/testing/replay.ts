@@ -1,0 +1,97 @@
+import type { Engine } from "../engine.js";
+import type { EngineEvent } from "../events.js";
+import type { FakeChatRequest, FakeReply } from "./index.js";
+import { type RecordedTurn, scriptedSummaryReply } from "./scripted-models.js";
+
+/** What the scripted chat model answers next, and the summariser's model id. */
+export interface ReplayScript {
+  /** Replies waiting for the chat model, consumed one per answered request. */
+  readonly queue: FakeReply[];
+  /** The fake server's reply function: the summariser's model summarises, every other model plays the queue. */
+  readonly reply: (request: FakeChatRequest) => FakeReply;
+}
+
+export function createReplayScript(summariserModels: readonly string[]): ReplayScript {
+  const queue: FakeReply[] = [];
+  return {
+    queue,
+    reply(request) {
+      const summarising = summariserModels.includes(request.model) || /<chat-lines>/.test(request.lastUserText);
+      if (summarising) return scriptedSummaryReply(request);
+      return queue.shift() ?? { text: "(no reply recorded)" };
+    },
+  };
+}
+
+export interface ReplayStats {
+  turns: number;
+  requests: number;
+  folds: number;
+  heals: number;
+  problems: number;
+  events: EngineEvent[];
+}
+
+/**
+ * Plays recorded turns through an engine as a person and a host would: the person's message in, the
+ * recorded assistant messages scripted as the model's replies (one request each), and the recorded tool
+ * results handed back after each tool round.
+ */
+export async function replayTurns(
+  engine: Engine,
+  chatId: string,
+  turns: readonly RecordedTurn[],
+  script: ReplayScript,
+  options: {
+    readonly onTurn?: (index: number, stats: ReplayStats) => void | Promise<void>;
+    readonly startSeq?: number;
+  } = {},
+): Promise<ReplayStats> {
+  const stats: ReplayStats = { turns: 0, requests: 0, folds: 0, heals: 0, problems: 0, events: [] };
+  let seq = options.startSeq ?? (await engine.loadChat(chatId)).messages.length;
+  let callCounter = 0;
+  for (const [index, turn] of turns.entries()) {
+    const rounds = turn.rounds.length > 0 ? turn.rounds : [{ reply: "(no reply recorded)", toolResults: [] }];
+    for (const round of rounds) {
+      callCounter += 1;
+      script.queue.push(
+        round.toolResults.length > 0
+          ? { text: round.reply, toolCalls: [{ id: `call-${callCounter}`, name: "run_tool", arguments: "{}" }] }
+          : { text: round.reply },
+      );
+    }
+    let input: Parameters<Engine["sendTurn"]>[0] = { chatId, seq, text: turn.person || "(continue)" };
+    for (let round = 0; round < rounds.length; round++) {
+      const stream = engine.sendTurn(input);
+      let callId: string | null = null;
+      for await (const event of stream) {
+        stats.events.push(event);
+        if (event.type === "compacted") stats.folds += 1;
+        if (event.type === "healed") stats.heals += 1;
+        if (event.type === "turn-problem") stats.problems += 1;
+        if (event.type === "message-end") {
+          for (const part of event.message.parts) if (part.type === "tool-call") callId = part.id;
+        }
+      }
+      const end = await stream.done;
+      stats.requests += 1;
+      seq = (await engine.loadChat(chatId)).messages.at(-1)?.seq ?? seq;
+      seq += 1;
+      if (end.status !== "tool-calls" || callId === null) {
+        // A turn that ended early (a problem) leaves its remaining scripted replies unused.
+        script.queue.splice(0);
+        break;
+      }
+      const results = rounds[round]?.toolResults ?? [];
+      input = {
+        chatId,
+        seq,
+        text: "",
+        toolResults: [{ type: "tool-result", callId, name: "run_tool", text: results.join("\n") || "(no output)" }],
+      };
+    }
+    stats.turns += 1;
+    await options.onTurn?.(index, stats);
+  }
+  return stats;
+}

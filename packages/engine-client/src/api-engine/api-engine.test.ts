@@ -9,6 +9,7 @@ import { createMemoryLearner } from "../learning/memory-learner.js";
 import type { ModelInfo } from "../messages.js";
 import { chatLogFrom } from "../mock/long-chat.js";
 import { createProvider } from "../providers/create-provider.js";
+import type { ProviderId } from "../providers/provider-adapter.js";
 import {
   createReplayScript,
   type FakeDialect,
@@ -35,7 +36,7 @@ afterEach(async () => {
 interface Setup {
   readonly dialect?: FakeDialect;
   readonly row?: FakeOpenAIRow;
-  readonly providerId?: string;
+  readonly providerId?: ProviderId;
   readonly models: readonly FakeModel[];
   readonly model: string;
   readonly engine?: Partial<ApiEngineOptions>;
@@ -198,7 +199,7 @@ describe("createApiEngine", () => {
   });
 
   describe("healing a too-long refusal", () => {
-    const rows: Array<{ providerId: string; dialect: FakeDialect; row?: FakeOpenAIRow }> = [
+    const rows: Array<{ providerId: ProviderId; dialect: FakeDialect; row?: FakeOpenAIRow }> = [
       { providerId: "openai", dialect: "openai", row: "openai" },
       { providerId: "deepseek", dialect: "openai", row: "deepseek" },
       { providerId: "xai", dialect: "openai", row: "xai" },
@@ -248,9 +249,9 @@ describe("createApiEngine", () => {
     );
 
     it.each([
-      { providerId: "openai", row: "openai" as const },
-      { providerId: "deepseek", row: "deepseek" as const },
-      { providerId: "xai", row: "xai" as const },
+      { providerId: "openai" as const, row: "openai" as const },
+      { providerId: "deepseek" as const, row: "deepseek" as const },
+      { providerId: "xai" as const, row: "xai" as const },
     ])(
       "given $providerId, whose list names no window, serving a smaller one than the default, should heal with the named window and remember it for the next chat",
       async ({ providerId, row }) => {

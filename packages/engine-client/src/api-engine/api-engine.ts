@@ -663,11 +663,20 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
           healed = true;
           // The adapter has remembered the window the refusal named; size again with it.
           if (refusal.cause === "output") {
-            const window = refusal.window ?? size.budget.window;
-            const inputTokens = refusal.inputTokens ?? Math.ceil(estimatedRequest * size.factor);
-            const lowered = Math.max(256, Math.min(Math.floor(size.budget.answerRoom / 2), window - inputTokens - 64));
-            rt.answerRooms[size.modelId] = lowered;
+            const usedWindow = size.budget.window;
             size = await sizing(rt);
+            // A window smaller than the one planned with is news enough: its own answer room applies.
+            // Only when the window was right is the answer room itself too big for this request.
+            if (size.budget.window >= usedWindow) {
+              const window = refusal.window ?? usedWindow;
+              const inputTokens = refusal.inputTokens ?? Math.ceil(estimatedRequest * size.factor);
+              const lowered = Math.max(
+                256,
+                Math.min(Math.floor(size.budget.answerRoom / 2), window - inputTokens - 64),
+              );
+              rt.answerRooms[size.modelId] = lowered;
+              size = await sizing(rt);
+            }
             planned = plan(rt, size, "auto");
             if (planned.fold && planned.reason) {
               usage = addUsage(usage, await applyFold(rt, planned, size, planned.reason, undefined, signal, send));

@@ -9,6 +9,22 @@ const config: StorybookConfig = {
     const { mergeConfig, defaultClientConditions } = await import("vite");
     return mergeConfig(config, {
       resolve: { conditions: ["source", ...defaultClientConditions] },
+      // Pre-bundle Nacre's dependencies at start: found mid-run, they make Vite reload and the first run fail.
+      optimizeDeps: {
+        include: [
+          "react",
+          "react/jsx-runtime",
+          "react/jsx-dev-runtime",
+          "react-dom",
+          "react-dom/client",
+          "@conch/engine-client > eventsource-parser",
+          "@conch/engine-client > zod",
+          "@conch/nacre > cmdk",
+          "@conch/nacre > @radix-ui/react-collapsible",
+          "@conch/nacre > @radix-ui/react-slot",
+          "@conch/nacre > @tanstack/react-query",
+        ],
+      },
       build: {
         rolldownOptions: {
           onwarn(warning: { code?: string }, warn: (warning: { code?: string }) => void) {

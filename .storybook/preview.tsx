@@ -1,3 +1,4 @@
+import "@conch/nacre/nacre.css";
 import type { Preview } from "@storybook/react-vite";
 
 const preview: Preview = {

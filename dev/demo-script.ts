@@ -1,44 +1,201 @@
-import { chatLogFrom, createMockEngine, generateLongChatScript, type MockEngine } from "@conch/engine-client/mock";
+import type { ChatMessage, ModelInfo, SummaryState, TurnInput, TurnProblem } from "@conch/engine-client";
+import {
+  chatLogFrom,
+  createMockEngine,
+  generateLongChatScript,
+  type MockChatSeed,
+  type MockEngine,
+  type MockTurnScript,
+} from "@conch/engine-client/mock";
+import type { DemoTranscript } from "./transcript-plugin.js";
 
 export const demoChatId = "demo";
 
-/**
- * The demo chat: 24 turns already in the log, the first 20 of them folded into a summary, and a script
- * for what the person types next (a fold before the first typed turn, then plain answers).
- */
-export function createDemoEngine(options: { delayMs?: number } = {}): MockEngine {
-  const history = generateLongChatScript({ turns: 24, compactEvery: 0, seed: 3 });
-  const pairs = history.prompts.map((prompt, index) => [prompt, history.turns[index]?.reply ?? ""] as const);
-  const messages = chatLogFrom(pairs);
-  const firstKeptSeq = 40;
-  return createMockEngine({
-    delayMs: options.delayMs ?? 25,
-    chunkSize: 6,
-    compactionDelayMs: (options.delayMs ?? 25) * 20,
-    chats: {
-      [demoChatId]: {
-        messages,
-        summary: {
-          text: "The person is reviewing a web app module by module: the invoice export, the login page, the nightly backup and the search index were explained; tests were written for the CSV importer. Still open: the rate limiter's limits.",
-          model: "mock-small",
-          firstKeptSeq,
-          reason: "budget",
-          before: { messages: 48, tokens: 2400 },
-          after: { messages: 8, tokens: 520 },
-          at: 0,
+export const demoModels: readonly ModelInfo[] = [
+  { id: "mock-small", displayName: "Mock Small", context: 8_000, ready: true, local: true, provider: "mock" },
+  { id: "mock-large", displayName: "Mock Large", context: 32_000, ready: true, local: false, provider: "mock" },
+];
+
+/** What the next typed turns do, in a cycle of four: a fold, a quiet retry, a plain answer, a "too long" refusal. */
+export const demoCycle = ["fold", "quiet-retry", "answer", "too-long"] as const;
+export type DemoStep = (typeof demoCycle)[number];
+
+function roughTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+function logFromTranscript(transcript: DemoTranscript): ChatMessage[] {
+  return transcript.messages.map((message, seq) =>
+    message.role === "tool"
+      ? { seq, role: "tool", parts: [{ type: "tool-result", callId: `call-${seq}`, text: message.content }] }
+      : {
+          seq,
+          role: message.role,
+          parts: [{ type: "text", text: message.content }],
+          ...(message.role === "assistant" ? { model: "mock-large" } : {}),
         },
-      },
-    },
-    turns: [
-      {
+  );
+}
+
+/** The summary the chat starts with: what the person asked before the model's memory starts. */
+function seededSummary(messages: readonly ChatMessage[], firstKeptSeq: number, title: string): SummaryState {
+  const folded = messages.filter((message) => message.seq < firstKeptSeq);
+  const kept = messages.filter((message) => message.seq >= firstKeptSeq);
+  const asks = folded
+    .filter((message) => message.role === "user")
+    .map((message) => (message.parts[0]?.type === "text" ? message.parts[0].text : ""))
+    .map((text) => text.replace(/\s+/g, " ").trim())
+    .filter(Boolean)
+    .map((text) => `- ${text.length > 140 ? `${text.slice(0, 139)}…` : text}`);
+  const text = [
+    `The person is working on “${title}” with the assistant. What they asked so far:`,
+    ...asks,
+    "Decided: keep going in small steps, with tests for each command.",
+  ].join("\n");
+  const size = (list: readonly ChatMessage[]) =>
+    list.reduce(
+      (sum, message) =>
+        sum + 4 + message.parts.reduce((part, p) => part + roughTokens("text" in p ? (p.text as string) : ""), 0),
+      0,
+    );
+  return {
+    text,
+    model: "mock-small",
+    firstKeptSeq,
+    reason: "budget",
+    before: { messages: messages.length, tokens: size(messages) },
+    after: { messages: kept.length, tokens: size(kept) + roughTokens(text) },
+    at: Date.UTC(2026, 9, 3, 9, 30),
+  };
+}
+
+/** The demo chat: a real transcript when there is one, else a generated long chat; folded up to a late turn. */
+export function demoSeed(transcript: DemoTranscript | null): { seed: MockChatSeed; title: string } {
+  if (transcript) {
+    const messages = logFromTranscript(transcript);
+    const turnStarts = messages.filter((message) => message.role === "user").map((message) => message.seq);
+    const firstKeptSeq = turnStarts[Math.max(0, turnStarts.length - 3)] ?? 0;
+    return {
+      title: transcript.title,
+      seed: { messages, summary: seededSummary(messages, firstKeptSeq, transcript.title) },
+    };
+  }
+  const history = generateLongChatScript({ turns: 40, compactEvery: 0, seed: 3 });
+  const messages = chatLogFrom(history.prompts.map((prompt, index) => [prompt, history.turns[index]?.reply ?? ""]));
+  const firstKeptSeq = messages.length - 6;
+  return {
+    title: "A long generated chat",
+    seed: { messages, summary: seededSummary(messages, firstKeptSeq, "a web app, module by module") },
+  };
+}
+
+function tooLongProblem(model: ModelInfo, models: readonly ModelInfo[], input: TurnInput): TurnProblem {
+  const window = model.context ?? 8_000;
+  // The ready model that reads clearly more (twice or more), else a new chat with the message in its box.
+  const bigger = models
+    .filter((candidate) => candidate.ready && (candidate.context ?? 0) >= window * 2)
+    .sort((a, b) => (b.context ?? 0) - (a.context ?? 0))[0];
+  return {
+    kind: "too-long",
+    title: "This chat is too long for the model",
+    providerMessage: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${
+      window + 1_377
+    } tokens. Please reduce the length of the messages.`,
+    status: 400,
+    window,
+    next: bigger
+      ? { type: "switch-model", model: bigger, readsTimes: Math.floor((bigger.context ?? 0) / window) }
+      : { type: "new-chat", message: input.text },
+  };
+}
+
+function stepScript(
+  step: DemoStep,
+  model: ModelInfo,
+  models: readonly ModelInfo[],
+  input: TurnInput,
+  title: string,
+): MockTurnScript {
+  switch (step) {
+    case "fold":
+      return {
         compaction: {
-          summary:
-            "The person reviewed the whole web app: the invoice export, the login page, the nightly backup, the search index and the CSV importer are explained and tested. Still open: the rate limiter's limits, and the dark theme.",
+          summary: `The person and the assistant worked on “${title}”: the project was set up, its commands were designed and tested one by one, and a changelog is kept. Still open: publishing, and the last two requests.`,
           keepTurns: 2,
         },
+        reply: `I summarised the start of this chat so that ${model.displayName} keeps reading it all. About “${input.text.slice(0, 60)}”: here is the answer, streamed piece by piece.`,
+      };
+    case "quiet-retry":
+      return {
+        healed: { provider: "mock", window: model.context ?? 8_000 },
         reply:
-          "Folded the start of the chat into a summary; here is the answer to your new question, streamed piece by piece.",
-      },
-    ],
-  });
+          "The provider first refused this request as too long; it was shortened and sent again, quietly. Settings → Health keeps a note of it. Here is the answer.",
+      };
+    case "answer":
+      return {
+        reply: `A plain answer from ${model.displayName}. Type /compact [what to keep] to summarise the start of this chat now, or press ⌘K / Ctrl+K.`,
+      };
+    case "too-long":
+      return { problem: tooLongProblem(model, models, input) };
+    default:
+      return step satisfies never;
+  }
 }
+
+/**
+ * The demo's world: mock engines that share one script and carry the chats across when the model changes,
+ * the way a real app would move a chat between models.
+ */
+export function createDemoWorld(options: { transcript: DemoTranscript | null; delayMs?: number; model?: ModelInfo }) {
+  const delayMs = options.delayMs ?? 25;
+  const { seed, title } = demoSeed(options.transcript);
+  let typed = 0;
+  let generation = 0;
+  const listeners = new Set<() => void>();
+
+  function createEngine(model: ModelInfo, chats: Record<string, MockChatSeed>): MockEngine {
+    generation += 1;
+    return createMockEngine({
+      id: `mock-${model.id}-${generation}`,
+      displayName: "mock engine",
+      model,
+      models: demoModels,
+      delayMs,
+      chunkSize: 6,
+      compactionDelayMs: delayMs * 24,
+      chats,
+      turns: (input) => {
+        const step = demoCycle[typed % demoCycle.length] as DemoStep;
+        typed += 1;
+        for (const listener of listeners) listener();
+        return stepScript(step, model, demoModels, input, title);
+      },
+    });
+  }
+
+  const initialModel = options.model ?? (demoModels[1] as ModelInfo);
+  return {
+    title,
+    models: demoModels,
+    engine: createEngine(initialModel, { [demoChatId]: seed }),
+    /** What the next typed turn will do. */
+    nextStep(): DemoStep {
+      return demoCycle[typed % demoCycle.length] as DemoStep;
+    },
+    onStep(listener: () => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    /** A new engine on `model` holding the chats of `from`. */
+    async switchModel(from: MockEngine, model: ModelInfo, chatIds: readonly string[]): Promise<MockEngine> {
+      const chats: Record<string, MockChatSeed> = {};
+      for (const chatId of chatIds) {
+        const chat = await from.loadChat(chatId);
+        chats[chatId] = { messages: chat.messages, summary: chat.summary, healthNotes: chat.healthNotes };
+      }
+      return createEngine(model, chats);
+    },
+  };
+}
+
+export type DemoWorld = ReturnType<typeof createDemoWorld>;

@@ -1,10 +1,21 @@
 import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { defaultClientConditions, defineConfig } from "vite";
+import { demoTranscriptPlugin } from "./transcript-plugin.js";
+
+const root = fileURLToPath(new URL(".", import.meta.url));
+const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 
 export default defineConfig({
-  root: fileURLToPath(new URL(".", import.meta.url)),
-  plugins: [react()],
+  root,
+  plugins: [
+    react(),
+    demoTranscriptPlugin({
+      repoRoot,
+      file: "minsky-specstory.jsonl",
+      id: "minsky/2025-04-26_20-30-setting-up-minsky-cli-with-bun",
+    }),
+  ],
   resolve: { conditions: ["source", ...defaultClientConditions] },
   server: { host: "127.0.0.1", port: 5173, strictPort: true },
   preview: { host: "127.0.0.1", port: 4173, strictPort: true },

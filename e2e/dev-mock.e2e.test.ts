@@ -1,37 +1,189 @@
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, screenshotDir, startVite } from "./helpers.js";
 
+/** Drives `pnpm dev:mock` like a person: reads, scrolls, opens the line, folds, follows a problem card. */
 describe("pnpm dev:mock in Chromium", () => {
   let server: Awaited<ReturnType<typeof startVite>>;
   let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  const shot = (name: string) => page.screenshot({ path: join(screenshotDir, `dev-mock-${name}.png`) });
+  const composer = () => page.getByRole("textbox", { name: "Message" });
+  const messages = () => page.getByRole("region", { name: "Messages" });
+  const dividerLine = () => page.locator("[data-nacre-summary-divider-trigger]");
+  /** Waits until the summary's opening animation has finished (for the screenshots). */
+  const summaryOpened = () =>
+    page
+      .locator("[data-nacre-summary-divider-content]")
+      .evaluate((node) => Promise.all(node.getAnimations().map((animation) => animation.finished)).then(() => true));
+
+  async function sendAndWait(text: string) {
+    const before = await page.locator('[data-nacre-message][data-role="user"]').count();
+    await composer().fill(text);
+    await composer().press("Enter");
+    await expect.poll(() => page.locator('[data-nacre-message][data-role="user"]').count()).toBe(before + 1);
+    await waitUntilReady();
+  }
+
+  /** The turn is over: the composer is not busy and nothing streams. */
+  async function waitUntilReady() {
+    await expect.poll(() => page.locator("[data-nacre-composer][data-busy]").count(), { timeout: 20_000 }).toBe(0);
+    await expect.poll(() => page.locator("[data-streaming]").count()).toBe(0);
+  }
 
   beforeAll(async () => {
     server = await startVite("dev/vite.config.ts");
     browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    page.on("pageerror", (error) => pageErrors.push(String(error)));
+    await page.goto(server.url);
   });
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
   });
 
-  it("should stream a reply to a typed message and show the new compaction line", async () => {
-    const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
-    await page.goto(server.url);
-    await expect.poll(() => page.getByText("Earlier messages are summarised for Mock Large").count()).toBe(1);
-    await page.getByRole("textbox", { name: "Message" }).fill("What is still open?");
-    await page.getByRole("button", { name: "Send" }).click();
-    // The fold runs first and says so; then the reply streams in.
+  it("should open on the real transcript, scrolled to its end, with one quiet line where the model's memory starts", async () => {
+    await expect.poll(() => dividerLine().count()).toBe(1);
+    await expect.poll(() => dividerLine().textContent()).toMatch(/^Earlier messages are summarised for Mock Large/);
+    await expect.poll(() => dividerLine().getAttribute("aria-expanded")).toBe("false");
+    // The page follows the end of the chat.
+    await expect
+      .poll(() => messages().evaluate((node) => node.scrollHeight - node.scrollTop - node.clientHeight))
+      .toBeLessThan(60);
+    await page.getByRole("meter", { name: "Context used" }).waitFor();
+    await shot("01-open");
+  });
+
+  it("should keep every message when scrolled to the top, folded ones included", async () => {
+    await messages().hover();
+    for (let step = 0; step < 80; step += 1) {
+      await page.mouse.wheel(0, -4000);
+      if (await messages().evaluate((node) => node.scrollTop === 0)) break;
+    }
+    const first = messages().locator("[data-nacre-message]").first();
+    await expect
+      .poll(() => first.textContent())
+      .toContain("initialize a bun typescript project for a CLI tool called minsky");
+    expect(await first.getAttribute("data-folded")).toBe("");
+    expect(await first.isVisible()).toBe(true);
+    await shot("02-scrolled-to-the-start");
+  });
+
+  it("should open the line to the summary and read it", async () => {
+    await dividerLine().scrollIntoViewIfNeeded();
+    await dividerLine().click();
+    await expect.poll(() => dividerLine().getAttribute("aria-expanded")).toBe("true");
+    const summary = page.locator("[data-nacre-summary-text]");
+    await expect.poll(() => summary.textContent()).toMatch(/What they asked so far:/);
+    await expect.poll(() => summary.textContent()).toMatch(/initialize a bun typescript project/);
+    await page.getByText("Written by mock-small").waitFor();
+    await summaryOpened();
+    await shot("03-summary-open");
+    await dividerLine().click();
+  });
+
+  it("should say it is summarising while a fold runs in a turn, then move the line", async () => {
+    const firstKeptBefore = await page
+      .locator("[data-nacre-divider-row] + [data-nacre-message]")
+      .getAttribute("data-seq");
+    await composer().fill("What is still open before we publish?");
+    await composer().press("Enter");
     await page.getByText("Summarising earlier messages…").waitFor();
+    await shot("04-summarising");
     await page.locator("[data-streaming]").waitFor();
-    await page.getByText(/Folded the start of the chat into a summary; here is the answer/).waitFor();
-    await page.getByRole("button", { name: "Send" }).isEnabled();
-    const line = page.getByTestId("summary-line");
-    await expect.poll(() => line.count()).toBe(1);
-    await line.locator("summary").click();
-    await page.getByText(/Still open: the rate limiter's limits, and the dark theme/).waitFor();
-    await page.screenshot({ path: join(screenshotDir, "dev-mock-chat.png"), fullPage: false });
-    await page.close();
+    await waitUntilReady();
+    await expect.poll(() => dividerLine().count()).toBe(1);
+    const firstKeptAfter = await page
+      .locator("[data-nacre-divider-row] + [data-nacre-message]")
+      .getAttribute("data-seq");
+    expect(Number(firstKeptAfter)).toBeGreaterThan(Number(firstKeptBefore));
+    await page.getByText(/I summarised the start of this chat so that Mock Large keeps reading it all/).waitFor();
+  });
+
+  it("should note a quiet retry in Health and answer anyway", async () => {
+    await sendAndWait("Please list the commands we have.");
+    const health = page.getByRole("region", { name: "Health" });
+    await health.getByText("Quiet retry").waitFor();
+    await health.getByText(/refused the request as too long \(window 32000 tokens\)/).waitFor();
+    await page.getByText(/it was shortened and sent again, quietly/).waitFor();
+    // The whole picture: the line opened to its summary, the quiet retry in Health, the meter.
+    await dividerLine().click();
+    await page.locator("[data-nacre-summary-text]").waitFor();
+    await dividerLine().scrollIntoViewIfNeeded();
+    await summaryOpened();
+    await shot("05-quiet-retry-in-health");
+    await dividerLine().click();
+  });
+
+  it("should run the ⌘K action, then show it disabled with the reason", async () => {
+    await page.keyboard.press("Control+k");
+    const dialog = page.getByRole("dialog", { name: "Command menu" });
+    await dialog.waitFor();
+    const action = dialog.getByRole("option", { name: /Summarise the start of this chat/ });
+    await expect.poll(() => action.getAttribute("aria-disabled")).toBe("false");
+    await page.keyboard.type("summ");
+    await shot("06-command-menu");
+    await page.keyboard.press("Enter");
+    await dialog.waitFor({ state: "detached" });
+    await expect.poll(() => dividerLine().textContent()).toMatch(/^Earlier messages are summarised for Mock Large/);
+    await expect
+      .poll(() => page.locator("[data-nacre-divider-row] + [data-nacre-message]").getAttribute("data-seq"))
+      .toBe(await page.locator('[data-nacre-message][data-role="user"]').last().getAttribute("data-seq"));
+
+    await page.keyboard.press("Meta+k");
+    await dialog.waitFor();
+    await expect.poll(() => action.getAttribute("aria-disabled")).toBe("true");
+    await dialog.getByText("Nothing to summarise yet").waitFor();
+    await shot("07-command-menu-nothing-to-fold");
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+  });
+
+  it("should fold with /compact [what to keep] from the composer", async () => {
+    await sendAndWait("And the session commands?");
+    await composer().fill("/compact the bun commands");
+    await page.getByText("/compact [what to keep] summarises the start of this chat now.").waitFor();
+    await page.getByRole("button", { name: "Summarise", exact: true }).waitFor();
+    await composer().press("Enter");
+    await page.getByText("The start of this chat is summarised.").waitFor();
+    await dividerLine().click();
+    await expect
+      .poll(() => page.locator("[data-nacre-summary-text]").textContent())
+      .toMatch(/Kept above all: the bun commands/);
+    await summaryOpened();
+    await shot("08-compact-with-focus");
+    await dividerLine().click();
+  });
+
+  it("should show a too-long card whose one next step carries the message into a new chat's box", async () => {
+    const words = "Here is the whole 4,000-line build log, what failed?";
+    await sendAndWait(words);
+    const card = page.locator("[data-nacre-turn-problem]");
+    await card.waitFor();
+    expect(await card.getAttribute("data-kind")).toBe("too-long");
+    await card.getByRole("button", { name: "What the provider said" }).click();
+    await card.getByText(/maximum context length is 32000 tokens/).waitFor();
+    const next = card.getByRole("button", { name: "Start a new chat with this message" });
+    expect(await card.locator("[data-nacre-turn-problem-action]").count()).toBe(1);
+    await shot("09-too-long-card");
+    await next.click();
+    await expect.poll(() => composer().inputValue()).toBe(words);
+    const chats = page.getByRole("navigation", { name: "Chats" });
+    await expect.poll(() => chats.locator('[aria-current="page"]').textContent()).toBe(words.slice(0, 40));
+    await expect.poll(() => page.locator("[data-nacre-message]").count()).toBe(0);
+    await shot("10-new-chat-with-the-message");
+    // The message was not lost: the first chat still has it, and the new chat can send it.
+    await composer().press("Enter");
+    await expect.poll(() => page.locator('[data-nacre-message][data-role="user"]').count()).toBe(1);
+    await waitUntilReady();
+    await expect.poll(() => page.locator('[data-nacre-message][data-role="user"]').textContent()).toContain(words);
+  });
+
+  it("should meet no page error on the way", () => {
+    expect(pageErrors).toEqual([]);
   });
 });

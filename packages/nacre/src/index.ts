@@ -1,3 +1,122 @@
 "use client";
-// The components and hooks arrive with the Nacre work; the package builds and resolves from day one.
-export {};
+
+/**
+ * cmdk's `Command`, re-exported: compose `CompactCommandItem` into a palette built with this one, so that
+ * both share one copy of cmdk (an item only works inside its own copy's `Command`).
+ */
+export { Command } from "cmdk";
+// Parts: namespaces (`SummaryDivider.Root`) and long names (`SummaryDividerRoot`).
+export {
+  CommandMenu,
+  type CommandMenuProps,
+  CompactCommandItem,
+  type CompactCommandItemProps,
+  compactActionOf,
+  compactUnavailableText,
+  isCommandMenuShortcut,
+} from "./command.js";
+export {
+  type CompactCommand,
+  ComposerHint,
+  type ComposerHintProps,
+  ComposerInput,
+  type ComposerInputProps,
+  type ComposerOutcome,
+  ComposerRoot,
+  type ComposerRootProps,
+  ComposerSubmit,
+  type ComposerSubmitProps,
+  parseComposerCommand,
+  type UseComposerOptions,
+  useComposer,
+} from "./composer.js";
+export {
+  ContextMeterIndicator,
+  type ContextMeterIndicatorProps,
+  ContextMeterLabel,
+  type ContextMeterLabelProps,
+  ContextMeterRoot,
+  type ContextMeterRootProps,
+} from "./context-meter.js";
+export {
+  type CompactUnavailableReason,
+  type ContextLevel,
+  type ContextUsageState,
+  type Conversation,
+  type ConversationHostActions,
+  type ConversationProblem,
+  ConversationProvider,
+  type ConversationProviderProps,
+  type ConversationTarget,
+  contextLevel,
+  NacreMessagesProvider,
+  type NacreMessagesProviderProps,
+  useContextUsage,
+  useConversation,
+  useInConversation,
+  useNacreMessages,
+  useStreamingMessage,
+} from "./conversation.js";
+// Headless: hooks over TanStack Query and a framework-free store per chat.
+export {
+  type ConversationActivity,
+  type ConversationStatus,
+  ConversationStore,
+  conversationStore,
+  type SendOptions,
+  type StreamingMessage as StreamingMessageState,
+} from "./conversation-store.js";
+export {
+  HealthNotesItem,
+  type HealthNotesItemProps,
+  HealthNotesList,
+  type HealthNotesListProps,
+  HealthNotesRoot,
+  type HealthNotesRootProps,
+  HealthNotesTitle,
+  type HealthNotesTitleProps,
+} from "./health-notes.js";
+export {
+  Message,
+  MessageListItems,
+  type MessageListItemsProps,
+  MessageListRoot,
+  type MessageListRootProps,
+  type MessageProps,
+  StreamingMessage,
+  type StreamingMessageProps,
+} from "./message-list.js";
+export { defaultMessages, type NacreMessages, resolveMessages, type SettingsSection } from "./messages.js";
+export * as Composer from "./parts/composer.js";
+export * as ContextMeter from "./parts/context-meter.js";
+export * as HealthNotes from "./parts/health-notes.js";
+export * as MessageList from "./parts/message-list.js";
+export * as SummaryDivider from "./parts/summary-divider.js";
+export * as TurnProblem from "./parts/turn-problem.js";
+export {
+  contextUsageQueryKey,
+  contextUsageQueryOptions,
+  conversationQueryKey,
+  conversationQueryOptions,
+} from "./query.js";
+export { foldedMessageCount, hasSomethingToFold, nextSeq, reduceChat, upsertMessage } from "./reduce-chat.js";
+export {
+  SummaryDividerContent,
+  type SummaryDividerContentProps,
+  SummaryDividerRoot,
+  type SummaryDividerRootProps,
+  SummaryDividerTrigger,
+  type SummaryDividerTriggerProps,
+} from "./summary-divider.js";
+export {
+  TurnProblemAction,
+  type TurnProblemActionProps,
+  TurnProblemDescription,
+  type TurnProblemDescriptionProps,
+  TurnProblemDetails,
+  type TurnProblemDetailsProps,
+  TurnProblemRoot,
+  type TurnProblemRootProps,
+  TurnProblemTitle,
+  type TurnProblemTitleProps,
+} from "./turn-problem.js";

@@ -1,0 +1,157 @@
+import type { Engine, ModelInfo, TurnProblem } from "@conch/engine-client";
+import {
+  CommandMenu,
+  Composer,
+  ContextMeter,
+  ConversationProvider,
+  HealthNotes,
+  MessageList,
+  useConversation,
+} from "@conch/nacre";
+import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
+
+export interface AppProps {
+  /** Any engine: the page asks whether it declares `context`, never which engine it is. */
+  engine: Engine;
+  /** The models the person can move the chat to. */
+  models: readonly ModelInfo[];
+  /** The chat to open first. */
+  initialChatId: string;
+  /** The first chat's title. */
+  initialTitle?: string;
+  /** Moves every chat to another model (the host owns model choice); settles when `engine` has changed. */
+  onSwitchModel: (model: ModelInfo, chatIds: readonly string[]) => Promise<void>;
+  /** Extra lines for the side panel (the mock wiring says what its script does next). */
+  aside?: ReactNode;
+}
+
+interface ChatEntry {
+  readonly id: string;
+  readonly title: string;
+}
+
+/** Sends a message once the conversation has loaded (after a switch of model). */
+function SendWhenReady({ text, onSent }: { text: string; onSent: () => void }) {
+  const conversation = useConversation();
+  const sent = useRef(false);
+  useEffect(() => {
+    if (sent.current || conversation.isLoading || !conversation.canSend) return;
+    sent.current = true;
+    onSent();
+    void conversation.send(text);
+  }, [conversation, text, onSent]);
+  return null;
+}
+
+function ChatHeader({ models, onSwitch }: { models: readonly ModelInfo[]; onSwitch: (model: ModelInfo) => void }) {
+  const conversation = useConversation();
+  return (
+    <div className="demo-chat-header">
+      <label>
+        Model{" "}
+        <select
+          value={conversation.model?.id ?? ""}
+          onChange={(event) => {
+            const model = models.find((candidate) => candidate.id === event.target.value);
+            if (model) onSwitch(model);
+          }}
+        >
+          {models.map((model) => (
+            <option key={model.id} value={model.id}>
+              {model.displayName} ({Math.round((model.context ?? 0) / 1000)}K)
+            </option>
+          ))}
+        </select>
+      </label>
+      <span className="demo-engine">
+        {conversation.engine.capabilities.context ? "summarises long chats" : "does not summarise"}
+      </span>
+    </div>
+  );
+}
+
+/**
+ * The demo chat page: Nacre's parts on any engine. The mock wiring (`main.tsx`) and, later, the API
+ * engine mount this same component.
+ */
+export function App({ engine, models, initialChatId, initialTitle = "Chat", onSwitchModel, aside }: AppProps) {
+  const [chats, setChats] = useState<ChatEntry[]>([{ id: initialChatId, title: initialTitle }]);
+  const [chatId, setChatId] = useState(initialChatId);
+  const [drafts, setDrafts] = useState<Record<string, string>>({});
+  const [pending, setPending] = useState<{ chatId: string; text: string } | null>(null);
+  const [commandsOpen, setCommandsOpen] = useState(false);
+  const chatIdsRef = useRef<string[]>([initialChatId]);
+  chatIdsRef.current = chats.map((chat) => chat.id);
+
+  const switchModel = useCallback(
+    async (model: ModelInfo, resend?: string) => {
+      await onSwitchModel(model, chatIdsRef.current);
+      if (resend) setPending({ chatId, text: resend });
+    },
+    [onSwitchModel, chatId],
+  );
+
+  const onNewChat = useCallback((message: string) => {
+    const id = `chat-${Date.now().toString(36)}`;
+    setChats((current) => [...current, { id, title: message.slice(0, 40) || "New chat" }]);
+    setDrafts((current) => ({ ...current, [id]: message }));
+    setChatId(id);
+  }, []);
+
+  const onProblemSwitch = useCallback(
+    (model: ModelInfo, details: { message: string; problem: TurnProblem }) => void switchModel(model, details.message),
+    [switchModel],
+  );
+  const clearPending = useCallback(() => setPending(null), []);
+
+  return (
+    <div className="demo" data-nacre-theme="light">
+      <header className="demo-header">
+        <h1>Nacre demo</h1>
+        <button type="button" className="demo-commands" onClick={() => setCommandsOpen(true)}>
+          Commands <kbd>⌘K</kbd>
+        </button>
+      </header>
+      <ConversationProvider
+        key={`${engine.id}:${chatId}`}
+        engine={engine}
+        chatId={chatId}
+        onNewChat={onNewChat}
+        onSwitchModel={onProblemSwitch}
+        onOpenSettings={() => document.getElementById("health")?.scrollIntoView()}
+      >
+        <nav className="demo-chats" aria-label="Chats">
+          <h2>Chats</h2>
+          <ul>
+            {chats.map((chat) => (
+              <li key={chat.id}>
+                <button
+                  type="button"
+                  aria-current={chat.id === chatId ? "page" : undefined}
+                  onClick={() => setChatId(chat.id)}
+                >
+                  {chat.title}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <main className="demo-main">
+          <ChatHeader models={models} onSwitch={(model) => void switchModel(model)} />
+          <MessageList.Root className="demo-messages" />
+          <Composer.Root key={chatId} className="demo-composer" defaultValue={drafts[chatId] ?? ""} />
+        </main>
+        <aside className="demo-aside" aria-label="This chat">
+          <section aria-labelledby="context-heading">
+            <h2 id="context-heading">Context</h2>
+            <ContextMeter.Root />
+          </section>
+          <HealthNotes.Root id="health" />
+          {aside}
+        </aside>
+        <CommandMenu open={commandsOpen} onOpenChange={setCommandsOpen} />
+        {pending && pending.chatId === chatId ? <SendWhenReady text={pending.text} onSent={clearPending} /> : null}
+      </ConversationProvider>
+    </div>
+  );
+}

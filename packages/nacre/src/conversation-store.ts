@@ -1,0 +1,330 @@
+import {
+  type ChatSnapshot,
+  type CompactionReason,
+  type CompactResult,
+  type Engine,
+  type EngineEvent,
+  type EngineEventOf,
+  isAbortError,
+  type PicturePart,
+  type ToolCallPart,
+  TurnSequenceError,
+} from "@conch/engine-client";
+import type { QueryClient } from "@tanstack/react-query";
+import { contextUsageQueryKey, conversationQueryKey, conversationQueryOptions } from "./query.js";
+import { nextSeq, reduceChat } from "./reduce-chat.js";
+
+/**
+ * What the chat is doing now: `ready` for the next message, `submitted` (the turn started, no word yet),
+ * `compacting` (a fold runs, in a turn or on request), `streaming` (a message is being written).
+ */
+export type ConversationStatus = "ready" | "submitted" | "compacting" | "streaming";
+
+/** The chat's live state, beside the snapshot in the query cache. Changes a few times a turn, not per delta. */
+export interface ConversationActivity {
+  readonly status: ConversationStatus;
+  /** Whether a turn runs (from the person's message to `turn-end`). */
+  readonly turnRunning: boolean;
+  /** The fold that runs now. */
+  readonly compacting: { readonly reason: CompactionReason } | null;
+  /** The `seq` of the message being written. */
+  readonly streamingSeq: number | null;
+  /** The last error from sending (not a turn problem: those are in the snapshot). */
+  readonly error: unknown;
+}
+
+/** The message being written, as it streams. */
+export interface StreamingMessage {
+  readonly seq: number;
+  readonly text: string;
+  readonly thinking: string;
+  readonly toolCalls: readonly ToolCallPart[];
+  readonly model?: string;
+  /** The message ended; it stays here until the log has it, so nothing flickers. */
+  readonly done: boolean;
+}
+
+export interface SendOptions {
+  readonly attachments?: readonly PicturePart[];
+}
+
+const idle: ConversationActivity = {
+  status: "ready",
+  turnRunning: false,
+  compacting: null,
+  streamingSeq: null,
+  error: null,
+};
+
+function statusOf(activity: Omit<ConversationActivity, "status">): ConversationStatus {
+  if (activity.compacting) return "compacting";
+  if (activity.streamingSeq !== null && activity.turnRunning) return "streaming";
+  if (activity.turnRunning) return "submitted";
+  return "ready";
+}
+
+/**
+ * One chat on one engine, bound to one QueryClient: it folds the engine's events into the cached snapshot,
+ * keeps the streaming message apart, and sends, aborts and compacts. Framework-free; hooks read it with
+ * `useSyncExternalStore`. Get it with `conversationStore(client, engine, chatId)`, so that every hook of a chat shares it.
+ */
+export class ConversationStore {
+  readonly engine: Engine;
+  readonly chatId: string;
+  readonly queryClient: QueryClient;
+  #listeners = new Set<() => void>();
+  #activity: ConversationActivity = idle;
+  #streaming: StreamingMessage | null = null;
+  #engineUnsubscribe: (() => void) | null = null;
+  #holds = 0;
+  #turnController: AbortController | null = null;
+  #compactController: AbortController | null = null;
+  #missedEvents = false;
+
+  constructor(queryClient: QueryClient, engine: Engine, chatId: string) {
+    this.queryClient = queryClient;
+    this.engine = engine;
+    this.chatId = chatId;
+  }
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    this.#hold();
+    return () => {
+      if (this.#listeners.delete(listener)) this.#release();
+    };
+  };
+
+  readonly getActivity = (): ConversationActivity => this.#activity;
+  readonly getStreaming = (): StreamingMessage | null => this.#streaming;
+
+  /** Sends the person's message as the next turn; settles with the turn's end (null when it could not start). */
+  async send(text: string, options: SendOptions = {}): Promise<EngineEventOf<"turn-end"> | null> {
+    if (this.#activity.turnRunning) return null;
+    this.#hold();
+    const controller = new AbortController();
+    this.#turnController = controller;
+    this.#setActivity({ turnRunning: true, error: null });
+    try {
+      let chat = await this.queryClient.ensureQueryData(conversationQueryOptions(this.engine, this.chatId));
+      const start = (snapshot: ChatSnapshot) =>
+        this.engine.sendTurn({
+          chatId: this.chatId,
+          seq: nextSeq(snapshot),
+          text,
+          ...(options.attachments ? { attachments: options.attachments } : {}),
+          abortSignal: controller.signal,
+        });
+      let stream: ReturnType<Engine["sendTurn"]>;
+      try {
+        stream = start(chat);
+      } catch (error) {
+        // Someone else wrote to the log (another tab, another component): read it again and try once more.
+        if (!TurnSequenceError.isInstance(error)) throw error;
+        chat = await this.queryClient.fetchQuery({
+          ...conversationQueryOptions(this.engine, this.chatId),
+          staleTime: 0,
+        });
+        stream = start(chat);
+      }
+      return await stream.done;
+    } catch (error) {
+      if (isAbortError(error)) return null;
+      this.#setActivity({ error });
+      throw error;
+    } finally {
+      if (this.#turnController === controller) this.#turnController = null;
+      if (this.#activity.turnRunning) this.#setActivity({ turnRunning: false, streamingSeq: null });
+      this.#release();
+    }
+  }
+
+  /** Stops the running turn and the running fold on request. */
+  abort(): void {
+    this.#turnController?.abort();
+    this.#compactController?.abort();
+  }
+
+  /** Folds all but the newest turn now. Throws when the engine does not declare `context`. */
+  async compact(keep?: string): Promise<CompactResult> {
+    const context = this.engine.capabilities.context;
+    if (!context) throw new Error(`The engine ${this.engine.id} does not declare the context capability`);
+    this.#hold();
+    const controller = new AbortController();
+    this.#compactController = controller;
+    this.#setActivity({ compacting: { reason: "manual" } });
+    try {
+      const result = await context.compact(this.chatId, {
+        ...(keep ? { keep } : {}),
+        abortSignal: controller.signal,
+      });
+      if (result.status === "compacted") {
+        this.#updateChat((chat) => reduceChat(chat, { type: "compacted", chatId: this.chatId, ...result.summary }));
+        this.#invalidateUsage();
+      }
+      return result;
+    } catch (error) {
+      if (isAbortError(error)) return { status: "aborted" };
+      throw error;
+    } finally {
+      if (this.#compactController === controller) this.#compactController = null;
+      if (this.#activity.compacting?.reason === "manual") this.#setActivity({ compacting: null });
+      this.#release();
+    }
+  }
+
+  #hold(): void {
+    this.#holds += 1;
+    if (this.#engineUnsubscribe) return;
+    this.#engineUnsubscribe = this.engine.subscribe(this.#onEvent);
+    // Events may have passed while nobody listened: read the chat again if it was cached.
+    if (this.#missedEvents && this.queryClient.getQueryData(conversationQueryKey(this.engine, this.chatId))) {
+      void this.queryClient.invalidateQueries({ queryKey: conversationQueryKey(this.engine, this.chatId) });
+    }
+    this.#missedEvents = false;
+  }
+
+  #release(): void {
+    this.#holds -= 1;
+    if (this.#holds > 0 || !this.#engineUnsubscribe) return;
+    this.#engineUnsubscribe();
+    this.#engineUnsubscribe = null;
+    this.#missedEvents = true;
+  }
+
+  #emit(): void {
+    for (const listener of [...this.#listeners]) listener();
+  }
+
+  #setActivity(patch: Partial<Omit<ConversationActivity, "status">>): void {
+    const next = { ...this.#activity, ...patch };
+    const status = statusOf(next);
+    const previous = this.#activity;
+    if (
+      previous.turnRunning === next.turnRunning &&
+      previous.compacting === next.compacting &&
+      previous.streamingSeq === next.streamingSeq &&
+      previous.error === next.error &&
+      previous.status === status
+    ) {
+      return;
+    }
+    this.#activity = { ...next, status };
+    this.#emit();
+  }
+
+  #setStreaming(streaming: StreamingMessage | null): void {
+    if (streaming === this.#streaming) return;
+    this.#streaming = streaming;
+    this.#emit();
+  }
+
+  #updateChat(update: (chat: ChatSnapshot) => ChatSnapshot): void {
+    const key = conversationQueryKey(this.engine, this.chatId);
+    const current = this.queryClient.getQueryData<ChatSnapshot>(key);
+    if (!current) {
+      // Not loaded yet: the load that is under way may have missed this event, so read again once it lands.
+      void this.queryClient.invalidateQueries({ queryKey: key, refetchType: "all" });
+      return;
+    }
+    const next = update(current);
+    if (next !== current) this.queryClient.setQueryData(key, next);
+  }
+
+  #invalidateUsage(): void {
+    void this.queryClient.invalidateQueries({ queryKey: contextUsageQueryKey(this.engine, this.chatId) });
+  }
+
+  readonly #onEvent = (event: EngineEvent): void => {
+    if (event.chatId !== this.chatId) return;
+    this.#updateChat((chat) => reduceChat(chat, event));
+    switch (event.type) {
+      case "turn-start":
+        this.#setStreaming(null);
+        this.#setActivity({ turnRunning: true, streamingSeq: null });
+        this.#invalidateUsage();
+        return;
+      case "message-start":
+        this.#setStreaming({
+          seq: event.seq,
+          text: "",
+          thinking: "",
+          toolCalls: [],
+          ...(event.model ? { model: event.model } : {}),
+          done: false,
+        });
+        this.#setActivity({ streamingSeq: event.seq });
+        return;
+      case "text-delta": {
+        const streaming = this.#streaming;
+        if (streaming?.seq === event.seq) this.#setStreaming({ ...streaming, text: streaming.text + event.delta });
+        return;
+      }
+      case "thinking-delta": {
+        const streaming = this.#streaming;
+        if (streaming?.seq === event.seq)
+          this.#setStreaming({ ...streaming, thinking: streaming.thinking + event.delta });
+        return;
+      }
+      case "tool-call": {
+        const streaming = this.#streaming;
+        if (streaming?.seq === event.seq) {
+          const part: ToolCallPart = { type: "tool-call", id: event.id, name: event.name, arguments: event.arguments };
+          this.#setStreaming({ ...streaming, toolCalls: [...streaming.toolCalls, part] });
+        }
+        return;
+      }
+      case "message-end": {
+        const streaming = this.#streaming;
+        if (streaming?.seq === event.message.seq) this.#setStreaming({ ...streaming, done: true });
+        this.#setActivity({ streamingSeq: null });
+        return;
+      }
+      case "compacting":
+        this.#setActivity({ compacting: { reason: event.reason } });
+        return;
+      case "compacted":
+        this.#setActivity({ compacting: null });
+        this.#invalidateUsage();
+        return;
+      case "compaction-skipped":
+        this.#setActivity({ compacting: null });
+        return;
+      case "turn-end":
+        // A message the engine did not keep (aborted before a word) is not shown.
+        if (this.#streaming && !this.#streaming.done) this.#setStreaming(null);
+        this.#setActivity({ turnRunning: false, streamingSeq: null, compacting: null });
+        this.#invalidateUsage();
+        return;
+      case "usage":
+      case "healed":
+      case "health-note":
+      case "turn-problem":
+        return;
+      default:
+        event satisfies never;
+    }
+  };
+}
+
+const stores = new WeakMap<QueryClient, WeakMap<Engine, Map<string, ConversationStore>>>();
+
+/** The one store of a chat on an engine within a QueryClient. */
+export function conversationStore(queryClient: QueryClient, engine: Engine, chatId: string): ConversationStore {
+  let byEngine = stores.get(queryClient);
+  if (!byEngine) {
+    byEngine = new WeakMap();
+    stores.set(queryClient, byEngine);
+  }
+  let byChat = byEngine.get(engine);
+  if (!byChat) {
+    byChat = new Map();
+    byEngine.set(engine, byChat);
+  }
+  let store = byChat.get(chatId);
+  if (!store) {
+    store = new ConversationStore(queryClient, engine, chatId);
+    byChat.set(chatId, store);
+  }
+  return store;
+}

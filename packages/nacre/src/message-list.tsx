@@ -1,0 +1,298 @@
+"use client";
+import type { ChatMessage, MessagePart } from "@conch/engine-client";
+import { Slot } from "@radix-ui/react-slot";
+import {
+  type ComponentPropsWithoutRef,
+  createContext,
+  Fragment,
+  forwardRef,
+  memo,
+  type UIEvent,
+  useCallback,
+  useContext,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+  useTransition,
+} from "react";
+import { useConversation, useNacreMessages, useStreamingMessage } from "./conversation.js";
+import type { StreamingMessage as StreamingMessageState } from "./conversation-store.js";
+import { PlainText } from "./internal/plain-text.js";
+import { composeEventHandlers, composeRefs } from "./internal/primitives.js";
+import type { NacreMessages } from "./messages.js";
+import { SummaryDividerRoot } from "./summary-divider.js";
+import { TurnProblemRoot } from "./turn-problem.js";
+
+/** Within this many pixels of the bottom, the list follows new text. */
+const pinSlack = 48;
+
+interface ListData {
+  /** Scrolls to the bottom if the person was there: call after content grew. */
+  readonly grew: () => void;
+}
+
+const ListContext = createContext<ListData>({ grew: () => {} });
+
+export interface MessageListRootProps extends ComponentPropsWithoutRef<"div"> {
+  asChild?: boolean;
+}
+
+/**
+ * The scrolling view of the chat; it follows new text while the person is at the bottom and stays put when
+ * they scrolled up. Focusable, named "Messages". `data-nacre-message-list`, `data-pinned` while following.
+ */
+export const MessageListRoot = forwardRef<HTMLDivElement, MessageListRootProps>(function MessageListRoot(
+  { asChild, children, onScroll, ...props },
+  ref,
+) {
+  const messages = useNacreMessages();
+  const element = useRef<HTMLDivElement | null>(null);
+  const pinned = useRef(true);
+  const grew = useCallback(() => {
+    const node = element.current;
+    if (node && pinned.current) node.scrollTop = node.scrollHeight;
+  }, []);
+  useLayoutEffect(() => {
+    const node = element.current;
+    if (!node) return;
+    node.scrollTop = node.scrollHeight;
+    // Rows settle their height after they render (fonts, `content-visibility`): keep following meanwhile.
+    if (typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(grew);
+    for (const child of node.children) observer.observe(child);
+    return () => observer.disconnect();
+  }, [grew]);
+  const Component = asChild ? Slot : "div";
+  return (
+    <ListContext.Provider value={{ grew }}>
+      <Component
+        role="region"
+        aria-label={messages.messageListLabel}
+        // The list scrolls: keyboard people need to reach it too.
+        tabIndex={0}
+        data-nacre-message-list=""
+        {...props}
+        onScroll={composeEventHandlers(onScroll, (event: UIEvent<HTMLDivElement>) => {
+          const node = event.currentTarget;
+          const isPinned = node.scrollHeight - node.scrollTop - node.clientHeight <= pinSlack;
+          pinned.current = isPinned;
+          if (isPinned) node.setAttribute("data-pinned", "");
+          else node.removeAttribute("data-pinned");
+        })}
+        data-pinned=""
+        ref={composeRefs(ref, element)}
+      >
+        {children ?? <MessageListItems />}
+      </Component>
+    </ListContext.Provider>
+  );
+});
+MessageListRoot.displayName = "MessageList.Root";
+
+export interface MessageListItemsProps extends ComponentPropsWithoutRef<"ol"> {
+  /** How many of the newest messages render first; older ones follow in the background. Default 120. */
+  initialRows?: number;
+  /** How many older messages each background step adds. Default 400. */
+  rowsPerStep?: number;
+}
+
+/**
+ * The newest rows first, then the older ones in low-priority steps (React transitions, which yield to
+ * input), so a 2,000-message chat shows its end at once and every message is in the page soon after.
+ */
+function useProgressiveRows(total: number, initialRows: number, rowsPerStep: number): number {
+  // -1 until the log has loaded; then how many of the oldest messages are not rendered yet.
+  const [hidden, setHidden] = useState(-1);
+  const [, startTransition] = useTransition();
+  if (hidden === -1 && total > 0) setHidden(Math.max(0, total - initialRows));
+  const waiting = hidden === -1 ? Math.max(0, total - initialRows) : hidden;
+  useEffect(() => {
+    if (waiting <= 0) return;
+    const timer = setTimeout(() =>
+      startTransition(() => setHidden((current) => Math.max(0, (current === -1 ? waiting : current) - rowsPerStep))),
+    );
+    return () => clearTimeout(timer);
+  }, [waiting, rowsPerStep]);
+  return waiting;
+}
+
+/**
+ * Every message of the log (folded ones too, marked `data-folded`), the summary divider where the model's
+ * memory starts, the turn problem after the message it belongs to, and the message being written. Rows are
+ * memoised: a new message renders one row, a streamed delta renders only the streaming row. A long log
+ * renders its newest rows first (`initialRows`) and the rest in the background; `data-rendering` meanwhile.
+ */
+export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsProps>(function MessageListItems(
+  { initialRows = 120, rowsPerStep = 400, children, ...props },
+  ref,
+) {
+  const conversation = useConversation();
+  const { grew } = useContext(ListContext);
+  const { firstKeptSeq, problem, compacting, summary } = conversation;
+  const hidden = useProgressiveRows(conversation.messages.length, initialRows, rowsPerStep);
+  const messages = hidden > 0 ? conversation.messages.slice(hidden) : conversation.messages;
+  // The divider waits at the newest turn while a first fold runs, where a fold on request will put it.
+  const summarisingAt = compacting && !summary ? newestTurnStart(conversation.messages) : null;
+  const dividerAt = firstKeptSeq ?? summarisingAt;
+  const lastSeq = conversation.messages.at(-1)?.seq ?? -1;
+  // Runs when a row is added, the divider moves or a problem shows: the list grew.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: these values are the trigger, not inputs
+  useLayoutEffect(() => {
+    grew();
+  }, [grew, lastSeq, dividerAt, problem]);
+  return (
+    <ol data-nacre-message-items="" {...(hidden > 0 ? { "data-rendering": "" } : {})} {...props} ref={ref}>
+      {messages.map((message) => (
+        <Fragment key={message.seq}>
+          {message.seq === dividerAt ? (
+            <li data-nacre-divider-row="">
+              <SummaryDividerRoot />
+            </li>
+          ) : null}
+          <MessageRow message={message} folded={firstKeptSeq !== null && message.seq < firstKeptSeq} />
+          {problem && problem.seq === message.seq ? (
+            <li data-nacre-problem-row="">
+              <TurnProblemRoot />
+            </li>
+          ) : null}
+        </Fragment>
+      ))}
+      <StreamingRow lastSeq={lastSeq} />
+      {children}
+    </ol>
+  );
+});
+MessageListItems.displayName = "MessageList.Items";
+
+function newestTurnStart(messages: readonly ChatMessage[]): number | null {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index];
+    if (message?.role === "user") return message.seq;
+  }
+  return null;
+}
+
+function StreamingRow({ lastSeq }: { lastSeq: number }) {
+  const streaming = useStreamingMessage();
+  const { grew } = useContext(ListContext);
+  const visible = streaming !== null && streaming.seq > lastSeq;
+  const length = visible ? streaming.text.length + streaming.thinking.length : 0;
+  useLayoutEffect(() => {
+    if (length > 0) grew();
+  }, [grew, length]);
+  if (!visible) return null;
+  return <StreamingMessage streaming={streaming} />;
+}
+
+export interface MessageProps extends ComponentPropsWithoutRef<"li"> {
+  message: ChatMessage;
+  /** Whether the message sits before the model's word-for-word memory. */
+  folded?: boolean;
+  asChild?: boolean;
+}
+
+function partView(part: MessagePart, index: number, messages: NacreMessages) {
+  switch (part.type) {
+    case "text":
+      return (
+        <div key={index} data-nacre-message-text="" dir="auto">
+          <PlainText text={part.text} />
+        </div>
+      );
+    case "tool-call":
+      return (
+        <p key={index} data-nacre-tool-call="">
+          {messages.toolCall({ name: part.name })}
+        </p>
+      );
+    case "tool-result":
+      return (
+        <pre key={index} data-nacre-tool-result="" {...(part.isError ? { "data-error": "" } : {})}>
+          {part.text}
+        </pre>
+      );
+    case "picture":
+      return (
+        <p key={index} data-nacre-picture="">
+          {messages.picture({ name: part.name })}
+        </p>
+      );
+    case "thinking":
+      // The model's reasoning is not part of what it says.
+      return null;
+    default:
+      return part satisfies never;
+  }
+}
+
+/**
+ * One message of the log, as text (never HTML): the role, then its parts. `data-nacre-message`,
+ * `data-role`, `data-seq`, `data-folded`.
+ */
+export const Message = memo(
+  forwardRef<HTMLLIElement, MessageProps>(function Message({ message, folded, asChild, children, ...props }, ref) {
+    const messages = useNacreMessages();
+    const Component = asChild ? Slot : "li";
+    return (
+      <Component
+        data-nacre-message=""
+        data-role={message.role}
+        data-seq={message.seq}
+        {...(folded ? { "data-folded": "" } : {})}
+        {...props}
+        ref={ref}
+      >
+        {children ?? (
+          <>
+            <span data-nacre-message-role="">{messages.roleLabel(message.role)}</span>
+            {message.parts.map((part, index) => partView(part, index, messages))}
+          </>
+        )}
+      </Component>
+    );
+  }),
+);
+Message.displayName = "Message";
+
+const MessageRow = Message;
+
+export interface StreamingMessageProps extends ComponentPropsWithoutRef<"li"> {
+  streaming: StreamingMessageState;
+  asChild?: boolean;
+}
+
+/** The message being written: `data-streaming`, `aria-busy` until it ends. */
+export const StreamingMessage = forwardRef<HTMLLIElement, StreamingMessageProps>(function StreamingMessage(
+  { streaming, asChild, children, ...props },
+  ref,
+) {
+  const messages = useNacreMessages();
+  const Component = asChild ? Slot : "li";
+  return (
+    <Component
+      data-nacre-message=""
+      data-role="assistant"
+      data-seq={streaming.seq}
+      data-streaming=""
+      aria-busy={!streaming.done}
+      {...props}
+      ref={ref}
+    >
+      {children ?? (
+        <>
+          <span data-nacre-message-role="">{messages.roleLabel("assistant")}</span>
+          {streaming.toolCalls.map((call) => (
+            <p key={call.id} data-nacre-tool-call="">
+              {messages.toolCall({ name: call.name })}
+            </p>
+          ))}
+          <div data-nacre-message-text="" dir="auto">
+            {streaming.text ? <PlainText text={streaming.text} /> : messages.streaming}
+          </div>
+        </>
+      )}
+    </Component>
+  );
+});
+StreamingMessage.displayName = "StreamingMessage";

@@ -1,0 +1,255 @@
+import type { HealthNote, MessageRole, NextStep, TurnProblem, TurnProblemKind } from "@conch/engine-client";
+
+const numberFormat = new Intl.NumberFormat("en");
+const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short" });
+const format = (value: number) => numberFormat.format(Math.round(value));
+
+/** The settings page a problem card can send the person to. */
+export type SettingsSection = Extract<NextStep, { type: "open-settings" }>["section"];
+
+/**
+ * Every string Nacre shows. Replace any of them through the `messages` prop of `ConversationProvider`
+ * (or `NacreMessagesProvider`); the defaults are English.
+ */
+export interface NacreMessages {
+  /** The divider's line. Default: "Earlier messages are summarised for {model}". */
+  summaryDividerLabel(values: { readonly model: string }): string;
+  /** The divider's line when no model could write a summary (the turns were dropped). */
+  summaryDividerDroppedLabel(values: { readonly model: string }): string;
+  /**
+   * How much the summary stands for: every message before the line, and the tokens the latest fold took
+   * out of each request. Default: "40 messages, about 1,880 tokens".
+   */
+  summaryDividerFolded(values: { readonly messages: number; readonly tokens: number }): string;
+  /** While a fold runs. Default: "Summarising earlier messages…". */
+  summaryDividerSummarising: string;
+  /** Under the summary. Default: "Written by {model}". */
+  summaryDividerWrittenBy(values: { readonly model: string }): string;
+  /** The content when there is no summary text. */
+  summaryDividerNoSummary: string;
+
+  /** A problem card's title. Default: the problem's own title. */
+  problemTitle(problem: TurnProblem): string;
+  /** One sentence under the title. */
+  problemDescription(problem: TurnProblem, values: { readonly model: string | null }): string;
+  /** The disclosure that shows the provider's own words. Default: "What the provider said". */
+  problemProviderMessage: string;
+  /** The label of the one next-step button. */
+  nextStepLabel(next: NextStep, values: { readonly secondsLeft: number }): string;
+
+  /** The ⌘K action. Default: "Summarise the start of this chat". */
+  compactCommand: string;
+  /** Why the ⌘K action is disabled. */
+  compactUnavailable: string;
+  compactNothingToFold: string;
+  compactBusy: string;
+  /** The command menu's accessible name. Default: "Command menu". */
+  commandMenuLabel: string;
+  commandMenuPlaceholder: string;
+  commandMenuEmpty: string;
+  commandMenuGroup: string;
+
+  /** The composer's accessible name. Default: "Message". */
+  composerLabel: string;
+  composerPlaceholder: string;
+  composerSend: string;
+  /** The submit button when the draft is `/compact`. Default: "Summarise". */
+  composerCompact: string;
+  composerStop: string;
+  /** Shown while the draft starts with `/`. */
+  composerCompactHint: string;
+  /** What a `/compact` did, shown under the composer. */
+  composerCompactResult(result: "compacted" | "nothing-to-fold" | "handed-over" | "aborted" | "unavailable"): string;
+
+  /** The health list's heading. Default: "Health". */
+  healthTitle: string;
+  healthEmpty: string;
+  healthKind(kind: HealthNote["kind"]): string;
+  /** When a note was written (milliseconds since the epoch). Default: "Oct 3, 2026, 12:00 PM". */
+  healthTime(at: number): string;
+
+  /** The meter's accessible name. Default: "Context used". */
+  contextMeterLabel: string;
+  /** The meter's text alternative. */
+  contextMeterText(values: {
+    readonly percent: number;
+    readonly usedTokens: number;
+    readonly window: number;
+    readonly model: string | null;
+  }): string;
+
+  /** The message list's accessible name. Default: "Messages". */
+  messageListLabel: string;
+  roleLabel(role: MessageRole): string;
+  /** A tool call inside an assistant message. */
+  toolCall(values: { readonly name: string }): string;
+  picture(values: { readonly name: string }): string;
+  /** On a message being written. Default: "Writing…". */
+  streaming: string;
+}
+
+function settingsLabel(section: SettingsSection): string {
+  switch (section) {
+    case "provider":
+      return "Check the provider settings";
+    case "models":
+      return "Choose another model";
+    case "billing":
+      return "Open billing";
+    case undefined:
+      return "Open settings";
+    default:
+      return section satisfies never;
+  }
+}
+
+function problemDescription(problem: TurnProblem, { model }: { readonly model: string | null }): string {
+  const name = model ?? "the model";
+  switch (problem.kind) {
+    case "too-long":
+      return `Even after summarising, this message and what it needs no longer fit in what ${name} can read${
+        problem.window ? ` (${format(problem.window)} tokens)` : ""
+      }.`;
+    case "auth":
+      return "The provider refused the key this chat uses.";
+    case "rate-limited":
+      return "Too many requests went to the provider in a short time.";
+    case "quota":
+      return "The account has no quota or credit left for this model.";
+    case "model-unavailable":
+      return `${name} cannot answer right now.`;
+    case "offline":
+      return "The provider did not answer. The connection may be down.";
+    case "refused":
+      return "The model chose not to answer this message.";
+    case "provider-error":
+      return "Something went wrong on the provider's side.";
+    default:
+      return problem satisfies never;
+  }
+}
+
+function nextStepLabel(next: NextStep, { secondsLeft }: { readonly secondsLeft: number }): string {
+  switch (next.type) {
+    case "switch-model":
+      return next.readsTimes && next.readsTimes > 1
+        ? `Switch to ${next.model.displayName}, which reads ${format(next.readsTimes)}× more`
+        : `Switch to ${next.model.displayName}`;
+    case "new-chat":
+      return "Start a new chat with this message";
+    case "retry":
+      return "Try again";
+    case "retry-after":
+      return secondsLeft > 0 ? `Try again in ${format(secondsLeft)} s` : "Try again";
+    case "open-settings":
+      return settingsLabel(next.section);
+    default:
+      return next satisfies never;
+  }
+}
+
+function healthKind(kind: HealthNote["kind"]): string {
+  switch (kind) {
+    case "healed":
+      return "Quiet retry";
+    case "summary-failed":
+      return "Summary failed";
+    case "window-learned":
+      return "Window learned";
+    default:
+      return kind satisfies never;
+  }
+}
+
+function roleLabel(role: MessageRole): string {
+  switch (role) {
+    case "user":
+      return "You";
+    case "assistant":
+      return "Model";
+    case "tool":
+      return "Tool";
+    default:
+      return role satisfies never;
+  }
+}
+
+const problemTitles: Record<TurnProblemKind, string> = {
+  "too-long": "This chat is too long for the model",
+  auth: "The provider did not accept the key",
+  "rate-limited": "The provider asked to slow down",
+  quota: "The provider's quota or credit is used up",
+  "model-unavailable": "The model is not available",
+  offline: "The provider could not be reached",
+  refused: "The model declined to answer",
+  "provider-error": "The provider returned an error",
+};
+
+/** Nacre's English strings. */
+export const defaultMessages: NacreMessages = {
+  summaryDividerLabel: ({ model }) => `Earlier messages are summarised for ${model}`,
+  summaryDividerDroppedLabel: ({ model }) => `Earlier messages are no longer read by ${model}`,
+  summaryDividerFolded: ({ messages, tokens }) =>
+    `${format(messages)} ${messages === 1 ? "message" : "messages"}${tokens > 0 ? `, about ${format(tokens)} tokens` : ""}`,
+  summaryDividerSummarising: "Summarising earlier messages…",
+  summaryDividerWrittenBy: ({ model }) => `Written by ${model}`,
+  summaryDividerNoSummary:
+    "No model could write a summary this time, so these messages were left out of what the model reads. They are all still here.",
+
+  problemTitle: (problem) => problem.title || problemTitles[problem.kind],
+  problemDescription,
+  problemProviderMessage: "What the provider said",
+  nextStepLabel,
+
+  compactCommand: "Summarise the start of this chat",
+  compactUnavailable: "This chat's engine does not summarise",
+  compactNothingToFold: "Nothing to summarise yet",
+  compactBusy: "Wait until the answer is finished",
+  commandMenuLabel: "Command menu",
+  commandMenuPlaceholder: "Type a command…",
+  commandMenuEmpty: "No command matches.",
+  commandMenuGroup: "This chat",
+
+  composerLabel: "Message",
+  composerPlaceholder: "Write a message, or /compact [what to keep]",
+  composerSend: "Send",
+  composerCompact: "Summarise",
+  composerStop: "Stop",
+  composerCompactHint: "/compact [what to keep] summarises the start of this chat now.",
+  composerCompactResult: (result) => {
+    switch (result) {
+      case "compacted":
+        return "The start of this chat is summarised.";
+      case "nothing-to-fold":
+        return "Nothing to summarise yet.";
+      case "handed-over":
+        return "The engine summarises this chat itself.";
+      case "aborted":
+        return "Summarising was stopped.";
+      case "unavailable":
+        return "This chat's engine does not summarise.";
+      default:
+        return result satisfies never;
+    }
+  },
+
+  healthTitle: "Health",
+  healthEmpty: "Nothing to report.",
+  healthKind,
+  healthTime: (at) => timeFormat.format(at),
+
+  contextMeterLabel: "Context used",
+  contextMeterText: ({ percent, usedTokens, window, model }) =>
+    `${format(percent)}% of ${model ? `${model}'s` : "the model's"} window (${format(usedTokens)} of ${format(window)} tokens)`,
+
+  messageListLabel: "Messages",
+  roleLabel,
+  toolCall: ({ name }) => `Called ${name}`,
+  picture: ({ name }) => `[picture: ${name}]`,
+  streaming: "Writing…",
+};
+
+/** Defaults with the host's replacements on top. */
+export function resolveMessages(overrides: Partial<NacreMessages> | undefined): NacreMessages {
+  return overrides ? { ...defaultMessages, ...overrides } : defaultMessages;
+}

@@ -1,0 +1,5 @@
+export {
+  ContextMeterIndicator as Indicator,
+  ContextMeterLabel as Label,
+  ContextMeterRoot as Root,
+} from "../context-meter.js";

@@ -1,0 +1,1 @@
+export { MessageListItems as Items, MessageListRoot as Root } from "../message-list.js";

@@ -1,0 +1,147 @@
+import type { ChatSnapshot, EngineEvent } from "@conch/engine-client";
+import { describe, expect, it } from "vitest";
+import { foldedMessageCount, hasSomethingToFold, nextSeq, reduceChat, upsertMessage } from "./reduce-chat.js";
+
+const model = { id: "m", displayName: "M", context: 8000, ready: true, local: false };
+
+function chat(overrides: Partial<ChatSnapshot> = {}): ChatSnapshot {
+  return {
+    chatId: "c",
+    messages: [
+      { seq: 0, role: "user", parts: [{ type: "text", text: "a" }] },
+      { seq: 1, role: "assistant", parts: [{ type: "text", text: "b" }] },
+    ],
+    summary: null,
+    healthNotes: [],
+    model,
+    contextUsage: null,
+    problem: null,
+    usage: { inputTokens: 1, outputTokens: 2, cachedInputTokens: 0 },
+    ...overrides,
+  };
+}
+
+describe("reduceChat", () => {
+  describe("given a turn-start", () => {
+    it("should append the person's message and clear the last problem", () => {
+      const before = chat({
+        problem: { seq: 0, problem: { kind: "offline", title: "Offline", next: { type: "retry" } } },
+      });
+      const after = reduceChat(before, {
+        type: "turn-start",
+        chatId: "c",
+        message: { seq: 2, role: "user", parts: [{ type: "text", text: "c" }] },
+      });
+      expect(after.messages.map((message) => message.seq)).toEqual([0, 1, 2]);
+      expect(after.problem).toBeNull();
+      // Old messages keep their identity, so memoised rows do not re-render.
+      expect(after.messages[0]).toBe(before.messages[0]);
+    });
+  });
+
+  describe("given a compacted event", () => {
+    it("should keep the summary state without the event's type and chat id", () => {
+      const after = reduceChat(chat(), {
+        type: "compacted",
+        chatId: "c",
+        text: "S",
+        model: "small",
+        firstKeptSeq: 2,
+        reason: "manual",
+        before: { messages: 4, tokens: 100 },
+        after: { messages: 2, tokens: 40 },
+        at: 5,
+      });
+      expect(after.summary).toEqual({
+        text: "S",
+        model: "small",
+        firstKeptSeq: 2,
+        reason: "manual",
+        before: { messages: 4, tokens: 100 },
+        after: { messages: 2, tokens: 40 },
+        at: 5,
+      });
+    });
+  });
+
+  describe("given events that the snapshot does not hold", () => {
+    it.each<EngineEvent>([
+      { type: "text-delta", chatId: "c", seq: 3, delta: "x" },
+      { type: "message-start", chatId: "c", seq: 3, role: "assistant" },
+      { type: "compacting", chatId: "c", reason: "budget" },
+      { type: "healed", chatId: "c", seq: 2, provider: "p", model: "m" },
+      { type: "text-delta", chatId: "other", seq: 3, delta: "x" },
+    ])("should return the same object for $type", (event) => {
+      const before = chat();
+      expect(reduceChat(before, event)).toBe(before);
+    });
+  });
+
+  describe("given a health note seen twice", () => {
+    it("should keep it once, newest first", () => {
+      const note = { id: "n1", chatId: "c", kind: "healed" as const, text: "t", at: 1 };
+      const older = { id: "n0", chatId: "c", kind: "summary-failed" as const, text: "o", at: 0 };
+      const once = reduceChat(chat({ healthNotes: [older] }), { type: "health-note", chatId: "c", note });
+      const twice = reduceChat(once, { type: "health-note", chatId: "c", note });
+      expect(twice.healthNotes.map((n) => n.id)).toEqual(["n1", "n0"]);
+      expect(twice).toBe(once);
+    });
+  });
+
+  describe("given a turn-end", () => {
+    it("should add the turn's usage to the chat's", () => {
+      const after = reduceChat(chat(), {
+        type: "turn-end",
+        chatId: "c",
+        seq: 2,
+        status: "done",
+        usage: { inputTokens: 10, outputTokens: 20, cachedInputTokens: 5 },
+      });
+      expect(after.usage).toEqual({ inputTokens: 11, outputTokens: 22, cachedInputTokens: 5 });
+    });
+  });
+});
+
+describe("upsertMessage", () => {
+  it("should replace a message with the same seq and insert one out of order in place", () => {
+    const messages = chat().messages;
+    const replaced = upsertMessage(messages, { seq: 1, role: "assistant", parts: [{ type: "text", text: "B" }] });
+    expect(replaced.map((m) => (m.parts[0]?.type === "text" ? m.parts[0].text : ""))).toEqual(["a", "B"]);
+    const inserted = upsertMessage([messages[0]!, { seq: 4, role: "user", parts: [] }], {
+      seq: 2,
+      role: "user",
+      parts: [],
+    });
+    expect(inserted.map((m) => m.seq)).toEqual([0, 2, 4]);
+  });
+});
+
+describe("nextSeq, hasSomethingToFold and foldedMessageCount", () => {
+  it("should place the next message after the last and start an empty chat at 0", () => {
+    expect(nextSeq(chat())).toBe(2);
+    expect(nextSeq({ messages: [] })).toBe(0);
+  });
+
+  it("should fold only when the newest turn starts after what is already folded", () => {
+    expect(hasSomethingToFold(chat())).toBe(false);
+    const twoTurns = chat({
+      messages: [...chat().messages, { seq: 2, role: "user", parts: [] }, { seq: 3, role: "assistant", parts: [] }],
+    });
+    expect(hasSomethingToFold(twoTurns)).toBe(true);
+    const folded = { ...twoTurns, summary: { ...summaryAt(2) } };
+    expect(hasSomethingToFold(folded)).toBe(false);
+    expect(foldedMessageCount(folded)).toBe(2);
+  });
+});
+
+function summaryAt(firstKeptSeq: number) {
+  return {
+    text: "S",
+    model: "small",
+    firstKeptSeq,
+    reason: "manual" as const,
+    before: { messages: 4, tokens: 100 },
+    after: { messages: 2, tokens: 40 },
+    at: 0,
+  };
+}

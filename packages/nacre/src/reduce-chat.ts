@@ -1,0 +1,95 @@
+import type { ChatMessage, ChatSnapshot, EngineEvent, HealthNote, SummaryState } from "@conch/engine-client";
+
+/** Adds a message at its place in the log, or replaces the one with the same `seq`. */
+export function upsertMessage(messages: readonly ChatMessage[], message: ChatMessage): readonly ChatMessage[] {
+  const last = messages.at(-1);
+  if (!last || last.seq < message.seq) return [...messages, message];
+  const index = messages.findIndex((existing) => existing.seq >= message.seq);
+  if (index === -1) return [...messages, message];
+  const next = [...messages];
+  if (messages[index]?.seq === message.seq) next[index] = message;
+  else next.splice(index, 0, message);
+  return next;
+}
+
+function addNote(notes: readonly HealthNote[], note: HealthNote): readonly HealthNote[] {
+  if (notes.some((existing) => existing.id === note.id)) return notes;
+  return [note, ...notes];
+}
+
+/**
+ * Folds one engine event into the chat as the UI shows it. Pure; returns the same object when the event
+ * changes nothing the snapshot holds (streaming text lives elsewhere, so that a delta re-renders only the
+ * message being written).
+ */
+export function reduceChat(chat: ChatSnapshot, event: EngineEvent): ChatSnapshot {
+  if (event.chatId !== chat.chatId) return chat;
+  switch (event.type) {
+    case "turn-start":
+      return { ...chat, messages: upsertMessage(chat.messages, event.message), problem: null };
+    case "message-end":
+      return { ...chat, messages: upsertMessage(chat.messages, event.message) };
+    case "compacted": {
+      const { type: _type, chatId: _chatId, ...summary } = event;
+      const state: SummaryState = summary;
+      return { ...chat, summary: state };
+    }
+    case "health-note": {
+      const healthNotes = addNote(chat.healthNotes, event.note);
+      return healthNotes === chat.healthNotes ? chat : { ...chat, healthNotes };
+    }
+    case "turn-problem":
+      return { ...chat, problem: { seq: event.seq, problem: event.problem } };
+    case "turn-end":
+      return {
+        ...chat,
+        usage: {
+          inputTokens: chat.usage.inputTokens + event.usage.inputTokens,
+          outputTokens: chat.usage.outputTokens + event.usage.outputTokens,
+          cachedInputTokens: chat.usage.cachedInputTokens + event.usage.cachedInputTokens,
+        },
+      };
+    case "message-start":
+    case "text-delta":
+    case "thinking-delta":
+    case "tool-call":
+    case "usage":
+    case "compacting":
+    case "compaction-skipped":
+    case "healed":
+      return chat;
+    default:
+      return event satisfies never;
+  }
+}
+
+/** Where the next person's message goes in the log. */
+export function nextSeq(chat: Pick<ChatSnapshot, "messages">): number {
+  return (chat.messages.at(-1)?.seq ?? -1) + 1;
+}
+
+/** Whether a fold on request would fold anything: all but the newest turn, past what is already folded. */
+export function hasSomethingToFold(chat: Pick<ChatSnapshot, "messages" | "summary">): boolean {
+  let newestTurnStart: number | undefined;
+  for (let index = chat.messages.length - 1; index >= 0; index -= 1) {
+    const message = chat.messages[index];
+    if (message?.role === "user") {
+      newestTurnStart = message.seq;
+      break;
+    }
+  }
+  if (newestTurnStart === undefined) return false;
+  return newestTurnStart > (chat.summary?.firstKeptSeq ?? 0);
+}
+
+/** How many messages of the log sit before the model's word-for-word memory. */
+export function foldedMessageCount(chat: Pick<ChatSnapshot, "messages" | "summary">): number {
+  const first = chat.summary?.firstKeptSeq;
+  if (first === undefined) return 0;
+  let count = 0;
+  for (const message of chat.messages) {
+    if (message.seq >= first) break;
+    count += 1;
+  }
+  return count;
+}

@@ -1,0 +1,196 @@
+import type { SummaryState } from "@conch/engine-client";
+import { chatLogFrom, createMockEngine } from "@conch/engine-client/mock";
+import { QueryClient } from "@tanstack/react-query";
+import { act, render, screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { createRef, useState } from "react";
+import { describe, expect, it, vi } from "vitest";
+import { ConversationProvider, NacreMessagesProvider } from "./conversation.js";
+import { MessageListRoot } from "./message-list.js";
+import { SummaryDividerContent, SummaryDividerRoot, SummaryDividerTrigger } from "./summary-divider.js";
+
+const summary: SummaryState = {
+  text: "The person wants a CSV export.\nStill open: the date format.",
+  model: "mock-small",
+  firstKeptSeq: 6,
+  reason: "budget",
+  before: { messages: 8, tokens: 2400 },
+  after: { messages: 2, tokens: 520 },
+  at: 0,
+};
+
+function ControlledDivider({ onOpenChange }: { onOpenChange: (open: boolean) => void }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <SummaryDividerRoot summary={summary} model="M" open={open} onOpenChange={onOpenChange} />
+      <button type="button" onClick={() => setOpen(true)}>
+        open it
+      </button>
+    </>
+  );
+}
+
+describe("SummaryDivider", () => {
+  describe("given a summary, closed", () => {
+    it("should show one quiet line with the model's name and what it folded, as a collapsed button", () => {
+      render(<SummaryDividerRoot summary={summary} model="Mock Large" foldedMessages={6} />);
+      const trigger = screen.getByRole("button", { name: /Earlier messages are summarised for Mock Large/ });
+      expect(trigger).toHaveAttribute("aria-expanded", "false");
+      expect(trigger).toHaveTextContent("6 messages, about 1,880 tokens");
+      expect(document.querySelector("[data-nacre-summary-divider]")).toHaveAttribute("data-state", "closed");
+      expect(screen.queryByText(/CSV export/)).toBeNull();
+    });
+  });
+
+  describe("when the line is clicked, or reached with Tab and opened with Enter or Space", () => {
+    it("should open to the summary, rendered as text, and close again", async () => {
+      const user = userEvent.setup();
+      render(<SummaryDividerRoot summary={summary} model="Mock Large" />);
+      const trigger = screen.getByRole("button");
+      await user.click(trigger);
+      expect(trigger).toHaveAttribute("aria-expanded", "true");
+      expect(screen.getByText(/The person wants a CSV export/)).toBeInTheDocument();
+      expect(screen.getByText("Written by mock-small")).toBeInTheDocument();
+      await user.click(trigger);
+      expect(trigger).toHaveAttribute("aria-expanded", "false");
+
+      act(() => trigger.blur());
+      await user.tab();
+      expect(trigger).toHaveFocus();
+      await user.keyboard("{Enter}");
+      expect(trigger).toHaveAttribute("aria-expanded", "true");
+      await user.keyboard(" ");
+      expect(trigger).toHaveAttribute("aria-expanded", "false");
+    });
+  });
+
+  describe("given model text with HTML in it", () => {
+    it("should show the markup as text and create no element from it", async () => {
+      const user = userEvent.setup();
+      const hostile = { ...summary, text: '<img src=x onerror="alert(1)"><b>bold</b>' };
+      render(<SummaryDividerRoot summary={hostile} model="<i>Model</i>" defaultOpen />);
+      expect(screen.getByText('<img src=x onerror="alert(1)"><b>bold</b>')).toBeInTheDocument();
+      expect(document.querySelector("img, b, i")).toBeNull();
+      expect(screen.getByRole("button")).toHaveTextContent("summarised for <i>Model</i>");
+      await user.click(screen.getByRole("button"));
+    });
+  });
+
+  describe("given it is uncontrolled with defaultOpen, or controlled with open", () => {
+    it("should start open and report changes; controlled, it should follow the prop only", async () => {
+      const user = userEvent.setup();
+      const onOpenChange = vi.fn();
+      const { unmount } = render(
+        <SummaryDividerRoot summary={summary} model="M" defaultOpen onOpenChange={onOpenChange} />,
+      );
+      expect(screen.getByRole("button")).toHaveAttribute("aria-expanded", "true");
+      await user.click(screen.getByRole("button"));
+      expect(onOpenChange).toHaveBeenLastCalledWith(false);
+      unmount();
+
+      const controlled = vi.fn();
+      render(<ControlledDivider onOpenChange={controlled} />);
+      const trigger = screen.getByRole("button", { name: /summarised/ });
+      await user.click(trigger);
+      expect(controlled).toHaveBeenLastCalledWith(true);
+      expect(trigger).toHaveAttribute("aria-expanded", "false");
+      await user.click(screen.getByRole("button", { name: "open it" }));
+      expect(trigger).toHaveAttribute("aria-expanded", "true");
+    });
+  });
+
+  describe("given className, ref and asChild", () => {
+    it("should pass them through to the one element of each part", () => {
+      const rootRef = createRef<HTMLDivElement>();
+      const triggerRef = createRef<HTMLButtonElement>();
+      render(
+        <SummaryDividerRoot summary={summary} model="M" className="root" ref={rootRef} data-testid="root" defaultOpen>
+          <SummaryDividerTrigger className="line" ref={triggerRef}>
+            Memory starts here
+          </SummaryDividerTrigger>
+          <SummaryDividerContent asChild>
+            <section aria-label="Summary">custom</section>
+          </SummaryDividerContent>
+        </SummaryDividerRoot>,
+      );
+      expect(rootRef.current).toBe(screen.getByTestId("root"));
+      expect(rootRef.current).toHaveClass("root");
+      expect(triggerRef.current).toHaveClass("line");
+      expect(triggerRef.current).toHaveTextContent("Memory starts here");
+      const region = screen.getByRole("region", { name: "Summary" });
+      expect(region.tagName).toBe("SECTION");
+      expect(region).toHaveAttribute("data-state", "open");
+    });
+  });
+
+  describe("while a fold runs", () => {
+    it("should say so, and show even before there is a first summary", () => {
+      const { rerender } = render(<SummaryDividerRoot summary={summary} model="M" summarising />);
+      expect(screen.getByRole("button")).toHaveTextContent("Summarising earlier messages…");
+      expect(document.querySelector("[data-nacre-summary-divider]")).toHaveAttribute("data-status", "summarising");
+      rerender(<SummaryDividerRoot summary={null} model="M" summarising />);
+      expect(screen.getByRole("button")).toHaveTextContent("Summarising earlier messages…");
+      expect(screen.getByRole("button")).toBeDisabled();
+      rerender(<SummaryDividerRoot summary={null} model="M" />);
+      expect(screen.queryByRole("button")).toBeNull();
+    });
+  });
+
+  describe("given no model wrote a summary (turns dropped)", () => {
+    it("should say the model no longer reads them and that they are all still here", async () => {
+      const user = userEvent.setup();
+      render(<SummaryDividerRoot summary={{ ...summary, text: "", model: null }} model="Mock Large" />);
+      await user.click(screen.getByRole("button", { name: /no longer read by Mock Large/ }));
+      expect(screen.getByText(/They are all still here/)).toBeInTheDocument();
+    });
+  });
+
+  describe("given replaced strings", () => {
+    it("should use the host's words", () => {
+      render(
+        <NacreMessagesProvider messages={{ summaryDividerLabel: ({ model }) => `Résumé pour ${model}` }}>
+          <SummaryDividerRoot summary={summary} model="M" />
+        </NacreMessagesProvider>,
+      );
+      expect(screen.getByRole("button")).toHaveTextContent("Résumé pour M");
+    });
+  });
+
+  describe("in a conversation folded twice", () => {
+    it("should show only the latest divider, before the first kept message, and every message", async () => {
+      const engine = createMockEngine({
+        chats: {
+          c: {
+            messages: chatLogFrom([
+              ["a", "A"],
+              ["b", "B"],
+              ["c", "C"],
+              ["d", "D"],
+            ]),
+          },
+        },
+      });
+      render(
+        <ConversationProvider engine={engine} chatId="c" queryClient={new QueryClient()}>
+          <MessageListRoot />
+        </ConversationProvider>,
+      );
+      await screen.findByText("D");
+      await act(async () => {
+        await engine.capabilities.context?.compact("c");
+      });
+      await screen.findByRole("button", { name: /summarised for Mock Large/ });
+      await act(async () => {
+        await engine.sendTurn({ chatId: "c", seq: 8, text: "e" }).done;
+        await engine.capabilities.context?.compact("c");
+      });
+      await waitFor(() => expect(document.querySelectorAll("[data-nacre-summary-divider]")).toHaveLength(1));
+      const divider = document.querySelector("[data-nacre-divider-row]");
+      expect(divider?.nextElementSibling).toHaveAttribute("data-seq", "8");
+      expect(document.querySelectorAll("[data-nacre-message]")).toHaveLength(10);
+      expect(document.querySelectorAll("[data-nacre-message][data-folded]")).toHaveLength(8);
+      expect(screen.getByRole("button", { name: /summarised/ })).toHaveTextContent("8 messages");
+    });
+  });
+});

@@ -21,6 +21,8 @@ export interface SummaryState {
   readonly reason: CompactionReason;
   readonly before: TranscriptSize;
   readonly after: TranscriptSize;
+  /** Everything folded so far, over all folds of the chat: messages and estimated tokens (absent in older files). */
+  readonly folded?: TranscriptSize;
   /** Milliseconds since the epoch. */
   readonly at: number;
 }

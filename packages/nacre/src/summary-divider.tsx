@@ -48,7 +48,8 @@ const RootImpl = forwardRef<RootElement, SummaryDividerRootProps & { fallbackFol
       model,
       summarising,
       foldedMessages: folded,
-      foldedTokens: summary ? Math.max(0, summary.before.tokens - summary.after.tokens) : 0,
+      // Every fold so far when the engine counts it; else what the latest fold took away.
+      foldedTokens: summary ? (summary.folded?.tokens ?? Math.max(0, summary.before.tokens - summary.after.tokens)) : 0,
     };
     return (
       <DividerContext.Provider value={data}>

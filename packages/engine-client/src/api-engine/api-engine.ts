@@ -4,7 +4,7 @@ import { estimateTokens, modelFamily } from "../context/estimate.js";
 import { factorForModel, type ModelFactor, raiseFactor } from "../context/factor.js";
 import { type FoldMode, type FoldPlan, type FoldState, initialFoldState, planFold } from "../context/fold.js";
 import { buildRequestMessages } from "../context/frame.js";
-import { createEstimateCache, type EstimateCache } from "../context/message-estimate.js";
+import { createEstimateCache, type EstimateCache, estimateMessagesTokens } from "../context/message-estimate.js";
 import { resolveWindow } from "../context/window.js";
 import type {
   ChatSnapshot,
@@ -387,6 +387,12 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
       firstKeptSeq: planned.firstKeptSeq,
       reason,
       before: planned.before,
+      folded: {
+        messages: (rt.summary?.folded?.messages ?? 0) + planned.folded.length,
+        tokens:
+          (rt.summary?.folded?.tokens ?? 0) +
+          Math.ceil(estimateMessagesTokens(planned.folded, size.family, rt.cache) * size.factor),
+      },
       after: {
         messages: planned.after.messages,
         tokens: Math.ceil(

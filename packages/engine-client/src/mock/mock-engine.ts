@@ -267,12 +267,17 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
     const folded = chat.messages.filter((message) => message.seq >= previousFirst && message.seq < firstKeptSeq);
     const text = summaryText ?? summarise(folded, chat.summary?.text ?? null);
     const kept = chat.messages.filter((message) => message.seq >= firstKeptSeq);
+    const foldedSize = sizeOf(folded, null);
     const summary: SummaryState = {
       text,
       model: summaryModel,
       firstKeptSeq,
       reason,
       before,
+      folded: {
+        messages: (chat.summary?.folded?.messages ?? previousFirst) + foldedSize.messages,
+        tokens: (chat.summary?.folded?.tokens ?? 0) + foldedSize.tokens,
+      },
       after: sizeOf(kept, text),
       at: now(),
     };

@@ -58,6 +58,23 @@ export default defineConfig({
       },
       {
         extends: true,
+        // Pre-bundled at start: a dependency found mid-run makes Vite reload and the first run fail.
+        optimizeDeps: {
+          include: [
+            "react",
+            "react/jsx-runtime",
+            "react/jsx-dev-runtime",
+            "react-dom",
+            "react-dom/client",
+            "@conch/engine-client > zod",
+            "@conch/engine-client > eventsource-parser",
+            "@conch/nacre > cmdk",
+            "@conch/nacre > @radix-ui/react-collapsible",
+            "@conch/nacre > @radix-ui/react-slot",
+            "@conch/nacre > @tanstack/react-query",
+            "@testing-library/react",
+          ],
+        },
         test: {
           name: "browser",
           include: ["packages/*/src/**/*.browser.test.{ts,tsx}"],

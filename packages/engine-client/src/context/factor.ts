@@ -1,0 +1,34 @@
+/** The factor of a new chat, and of a chat whose model changed: the estimate as it is. */
+export const initialFactor = 1;
+
+/**
+ * The chat's correction of the estimate after a response: `inputTokens / estimatedRequestTokens` when that
+ * is higher than `previous`, else `previous`. It never comes down, because a provider that counts only what
+ * it did not cache (Ollama) reports less than it read. Keep one per chat and model: start at
+ * {@link initialFactor} and start again when the model changes (see {@link factorForModel}).
+ * A missing or meaningless count (zero, negative, not finite) leaves the factor as it was.
+ *
+ * @param previous the factor so far (at least {@link initialFactor} is assumed when it is not a positive number).
+ * @param inputTokens the provider's real `usage.inputTokens` for the request.
+ * @param estimatedRequestTokens the estimate of that same request (system prompt, tools and messages), not × factor.
+ */
+export function raiseFactor(previous: number, inputTokens: number, estimatedRequestTokens: number): number {
+  const current = Number.isFinite(previous) && previous > 0 ? previous : initialFactor;
+  if (!(Number.isFinite(inputTokens) && inputTokens > 0)) return current;
+  if (!(Number.isFinite(estimatedRequestTokens) && estimatedRequestTokens > 0)) return current;
+  return Math.max(current, inputTokens / estimatedRequestTokens);
+}
+
+/** A chat's factor and the model it was learned on. */
+export interface ModelFactor {
+  readonly modelId: string;
+  readonly factor: number;
+}
+
+/**
+ * The factor to use for `modelId`: the recorded one when it was learned on the same model, else
+ * {@link initialFactor} (a factor learned on one tokenizer says nothing of another).
+ */
+export function factorForModel(recorded: ModelFactor | null | undefined, modelId: string): number {
+  return recorded !== null && recorded !== undefined && recorded.modelId === modelId ? recorded.factor : initialFactor;
+}

@@ -1,0 +1,231 @@
+import type { ChatMessage, MessagePart, TextPart, ToolResultPart } from "../messages.js";
+import { createEstimateCache, type EstimateCache, measureMessage } from "./message-estimate.js";
+
+/**
+ * The shortest a shortened text gets, in UTF-16 code units of kept head and tail together, unless the turn
+ * cannot fit otherwise: then texts may go down to the marker alone.
+ */
+export const minimumShortenedChars = 256;
+
+/** One text that was shortened: head and tail kept, the middle replaced by a marker. */
+export interface ShortenedText {
+  /** The message it belongs to. */
+  readonly seq: number;
+  /** Its index in the message's `parts`. */
+  readonly partIndex: number;
+  /** Its length before, in UTF-16 code units. */
+  readonly originalChars: number;
+  /** Head and tail kept, in UTF-16 code units. */
+  readonly keptChars: number;
+  /** Characters (code points) left out: the number the marker states. */
+  readonly leftOutCharacters: number;
+}
+
+/** A message with its shortenable texts held to `maxChars`; `message` is the original when nothing changed. */
+export interface ShortenedCopy {
+  readonly maxChars: number;
+  readonly message: ChatMessage;
+  readonly shortened: readonly ShortenedText[];
+}
+
+/** The text that replaces the middle of a shortened text. */
+export function leftOutMarker(characters: number): string {
+  return `\n[... ${characters} characters left out ...]\n`;
+}
+
+/**
+ * Whether a part of a message may be shortened: what the person sent and what tools returned (text and
+ * tool-result parts of user and tool messages); never the model's own messages, never pictures.
+ */
+export function isShortenablePart(message: ChatMessage, part: MessagePart): part is TextPart | ToolResultPart {
+  return message.role !== "assistant" && (part.type === "text" || part.type === "tool-result");
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
+}
+
+/** Where the head ends and the tail starts: about half each, at a line break when one is near, never inside a surrogate pair. */
+function cutPoints(text: string, maxChars: number): { readonly headEnd: number; readonly tailStart: number } {
+  const headChars = Math.ceil(maxChars / 2);
+  let headEnd = headChars;
+  let tailStart = text.length - (maxChars - headChars);
+  const slack = maxChars >> 3;
+  for (let index = headEnd - 1; index >= headEnd - slack && index > 0; index--) {
+    if (text.charCodeAt(index) === 10) {
+      headEnd = index + 1;
+      break;
+    }
+  }
+  for (let index = tailStart - 1; index < tailStart - 1 + slack && index < text.length - 1; index++) {
+    if (index >= 0 && text.charCodeAt(index) === 10) {
+      tailStart = index + 1;
+      break;
+    }
+  }
+  if (headEnd > 0 && isHighSurrogate(text.charCodeAt(headEnd - 1))) headEnd--;
+  if (tailStart < text.length && isLowSurrogate(text.charCodeAt(tailStart))) tailStart++;
+  return { headEnd, tailStart: Math.max(headEnd, tailStart) };
+}
+
+function countCodePoints(text: string, from: number, to: number): number {
+  let count = to - from;
+  for (let index = from + 1; index < to; index++) {
+    if (isLowSurrogate(text.charCodeAt(index)) && isHighSurrogate(text.charCodeAt(index - 1))) count--;
+  }
+  return count;
+}
+
+/**
+ * A text held to about `maxChars` UTF-16 code units: head and tail kept (about half each, cut at a line
+ * break when one is within an eighth, never inside a surrogate pair), the middle replaced by
+ * {@link leftOutMarker}, which states how many characters (code points) were left out. A text that is
+ * not longer, or that the marker would not make shorter, comes back unchanged with `leftOutCharacters: 0`.
+ */
+export function shortenText(
+  text: string,
+  maxChars: number,
+): { readonly text: string; readonly leftOutCharacters: number } {
+  if (text.length <= maxChars) return { text, leftOutCharacters: 0 };
+  const { headEnd, tailStart } = cutPoints(text, Math.max(0, Math.floor(maxChars)));
+  const leftOutCharacters = countCodePoints(text, headEnd, tailStart);
+  const marker = leftOutMarker(leftOutCharacters);
+  if (headEnd + marker.length + (text.length - tailStart) >= text.length) return { text, leftOutCharacters: 0 };
+  return { text: text.slice(0, headEnd) + marker + text.slice(tailStart), leftOutCharacters };
+}
+
+/** Tokens of `shortenText(text, maxChars)` or a little more, without building it: the planner's search runs this often. */
+function shortenedTokensAtMost(text: string, maxChars: number, count: (text: string) => number): number {
+  if (text.length <= maxChars) return count(text);
+  const { headEnd, tailStart } = cutPoints(text, maxChars);
+  // Code units ≥ code points, so this marker is at least as long as the real one.
+  const marker = leftOutMarker(tailStart - headEnd);
+  if (headEnd + marker.length + (text.length - tailStart) >= text.length) return count(text);
+  return count(text.slice(0, headEnd)) + count(marker) + count(text.slice(tailStart));
+}
+
+/**
+ * The message with every shortenable text (see {@link isShortenablePart}) held to `maxChars` by
+ * {@link shortenText}; the model's own messages come back as they are. Never changes the message given:
+ * a changed message is a new object. With a cache, the copy is made once and reused while `maxChars` stays.
+ */
+export function shortenMessage(message: ChatMessage, maxChars: number, cache?: EstimateCache): ShortenedCopy {
+  const known = cache?.shortenedCopies.get(message);
+  if (known !== undefined && known.maxChars === maxChars) return known;
+  let parts: MessagePart[] | null = null;
+  const shortened: ShortenedText[] = [];
+  if (message.role !== "assistant") {
+    message.parts.forEach((part, partIndex) => {
+      if (!isShortenablePart(message, part) || part.text.length <= maxChars) return;
+      const result = shortenText(part.text, maxChars);
+      if (result.leftOutCharacters === 0) return;
+      parts ??= [...message.parts];
+      parts[partIndex] = { ...part, text: result.text };
+      shortened.push({
+        seq: message.seq,
+        partIndex,
+        originalChars: part.text.length,
+        keptChars: result.text.length - leftOutMarker(result.leftOutCharacters).length,
+        leftOutCharacters: result.leftOutCharacters,
+      });
+    });
+  }
+  const copy: ShortenedCopy = { maxChars, message: parts === null ? message : { ...message, parts }, shortened };
+  cache?.shortenedCopies.set(message, copy);
+  return copy;
+}
+
+/** Input of {@link shortenTurn}. */
+export interface ShortenTurnInput {
+  /** The turn's messages, as in the log (never changed). */
+  readonly messages: readonly ChatMessage[];
+  /** Estimated tokens the turn should fit in, not multiplied by the factor. */
+  readonly targetTokens: number;
+  /** Tokenizer family (see `modelFamily`). Default: the all-model table. */
+  readonly family?: string;
+  /** Reuses estimates and shortened copies. Default: a fresh cache. */
+  readonly cache?: EstimateCache;
+  /** The shortest a text gets while that is enough, in UTF-16 code units. Default {@link minimumShortenedChars}. */
+  readonly minimumChars?: number;
+}
+
+/** What {@link shortenTurn} made of a turn. */
+export interface ShortenTurnResult {
+  /** The turn to send: shortened messages are new objects, the others the originals. */
+  readonly messages: readonly ChatMessage[];
+  /** The limit applied to every shortenable text of the turn; null when the turn already fit. */
+  readonly maxChars: number | null;
+  readonly shortened: readonly ShortenedText[];
+  /** Estimated tokens of `messages` (not multiplied by the factor). */
+  readonly tokens: number;
+  /** Whether `tokens` ≤ `targetTokens`; false when even the shortest texts leave it bigger. */
+  readonly fits: boolean;
+}
+
+/**
+ * Shortens a turn that is bigger than `targetTokens`: its longest texts first (tool results and what the
+ * person sent, never the model's own messages). It finds the largest limit in characters such that holding
+ * every longer text to it makes the turn fit, so the longest texts lose most and short ones nothing.
+ * Texts go below `minimumChars` only when the turn cannot fit otherwise, down to the marker alone; when
+ * even that is not enough (the model's own messages are bigger), `fits` is false.
+ */
+export function shortenTurn(input: ShortenTurnInput): ShortenTurnResult {
+  const cache = input.cache ?? createEstimateCache();
+  const minimumChars = Math.max(0, Math.floor(input.minimumChars ?? minimumShortenedChars));
+  const target = input.targetTokens;
+  let total = 0;
+  for (const message of input.messages) total += measureMessage(message, input.family, cache).tokens;
+  if (total <= target) return { messages: input.messages, maxChars: null, shortened: [], tokens: total, fits: true };
+
+  const count = (text: string) => cache.estimator(text, input.family);
+  const texts: { readonly text: string; readonly tokens: number }[] = [];
+  let longest = 0;
+  for (const message of input.messages) {
+    for (const part of message.parts) {
+      if (!isShortenablePart(message, part)) continue;
+      texts.push({ text: part.text, tokens: count(part.text) });
+      longest = Math.max(longest, part.text.length);
+    }
+  }
+  if (longest <= minimumChars) {
+    return { messages: input.messages, maxChars: null, shortened: [], tokens: total, fits: false };
+  }
+  let fixed = total;
+  for (const entry of texts) fixed -= entry.tokens;
+  const tokensAt = (maxChars: number): number => {
+    let tokens = fixed;
+    for (const entry of texts) {
+      tokens += entry.text.length <= maxChars ? entry.tokens : shortenedTokensAtMost(entry.text, maxChars, count);
+    }
+    return tokens;
+  };
+
+  // The largest limit that fits. Above the floor when possible; below it (down to the marker alone) only
+  // when the floor is not enough, since a request the provider refuses helps nobody.
+  let low = minimumChars;
+  let high = longest - 1;
+  if (tokensAt(low) > target) {
+    high = low - 1;
+    low = 0;
+  }
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (tokensAt(middle) <= target) low = middle;
+    else high = middle - 1;
+  }
+  const maxChars = low;
+  const messages: ChatMessage[] = [];
+  const shortened: ShortenedText[] = [];
+  let tokens = 0;
+  for (const message of input.messages) {
+    const copy = shortenMessage(message, maxChars, cache);
+    messages.push(copy.message);
+    shortened.push(...copy.shortened);
+    tokens += measureMessage(copy.message, input.family, cache).tokens;
+  }
+  return { messages, maxChars, shortened, tokens, fits: tokens <= target };
+}

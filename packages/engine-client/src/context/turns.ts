@@ -1,0 +1,28 @@
+import type { ChatMessage } from "../messages.js";
+
+/** One turn: indices into the message list, `from` inclusive, `to` exclusive. */
+export interface TurnRange {
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * Splits messages into turns. A turn is a person's message (role `user`) and every message after it up to
+ * the next one; messages before the first person's message (a tool's start-up lines) belong to the first
+ * turn. The last turn is the one being answered. No messages, no turns.
+ */
+export function splitTurns(messages: readonly ChatMessage[]): TurnRange[] {
+  const turns: TurnRange[] = [];
+  let from = 0;
+  let hasPersonMessage = messages[0]?.role === "user";
+  for (let index = 1; index < messages.length; index++) {
+    if ((messages[index] as ChatMessage).role !== "user") continue;
+    if (hasPersonMessage) {
+      turns.push({ from, to: index });
+      from = index;
+    }
+    hasPersonMessage = true;
+  }
+  if (messages.length > 0) turns.push({ from, to: messages.length });
+  return turns;
+}

@@ -29,17 +29,18 @@ function mount(engine: ReturnType<typeof createMockEngine>) {
 
 const distanceFromBottom = (node: HTMLElement) => node.scrollHeight - node.scrollTop - node.clientHeight;
 
-describe("MessageList in Chromium", () => {
+// Rendering 2,000 rows on a shared, loaded machine can take a while: wait on conditions, generously.
+describe("MessageList in Chromium", { timeout: 90_000 }, () => {
   describe("given a 2,000-message chat", () => {
     it("should show its end first, then have every message in the page", async () => {
       const engine = createMockEngine({ chats: { c: { messages: longLog(1000) } } });
       const list = mount(engine);
-      await expect.poll(() => list.querySelector('[data-seq="1999"]')).not.toBeNull();
+      await expect.poll(() => list.querySelector('[data-seq="1999"]'), { timeout: 30_000 }).not.toBeNull();
       expect(distanceFromBottom(list)).toBeLessThan(60);
-      await expect.poll(() => list.querySelectorAll("[data-nacre-message]").length).toBe(2000);
+      await expect.poll(() => list.querySelectorAll("[data-nacre-message]").length, { timeout: 30_000 }).toBe(2000);
       expect(list.querySelector("[data-rendering]")).toBeNull();
       // Older rows arrived above without moving the view off the end.
-      await expect.poll(() => distanceFromBottom(list)).toBeLessThan(60);
+      await expect.poll(() => distanceFromBottom(list), { timeout: 30_000 }).toBeLessThan(60);
     });
   });
 
@@ -51,10 +52,10 @@ describe("MessageList in Chromium", () => {
         chunkSize: 24,
       });
       const list = mount(engine);
-      await expect.poll(() => list.querySelectorAll("[data-nacre-message]").length).toBe(60);
+      await expect.poll(() => list.querySelectorAll("[data-nacre-message]").length, { timeout: 30_000 }).toBe(60);
       await engine.sendTurn({ chatId: "c", seq: 60, text: "go on" }).done;
-      await expect.poll(() => list.querySelector('[data-seq="61"]')).not.toBeNull();
-      await expect.poll(() => distanceFromBottom(list)).toBeLessThan(60);
+      await expect.poll(() => list.querySelector('[data-seq="61"]'), { timeout: 30_000 }).not.toBeNull();
+      await expect.poll(() => distanceFromBottom(list), { timeout: 30_000 }).toBeLessThan(60);
     });
   });
 
@@ -66,12 +67,12 @@ describe("MessageList in Chromium", () => {
         chunkSize: 24,
       });
       const list = mount(engine);
-      await expect.poll(() => list.querySelectorAll("[data-nacre-message]").length).toBe(60);
+      await expect.poll(() => list.querySelectorAll("[data-nacre-message]").length, { timeout: 30_000 }).toBe(60);
       list.scrollTop = 100;
       list.dispatchEvent(new Event("scroll"));
-      await expect.poll(() => list.hasAttribute("data-pinned")).toBe(false);
+      await expect.poll(() => list.hasAttribute("data-pinned"), { timeout: 30_000 }).toBe(false);
       await engine.sendTurn({ chatId: "c", seq: 60, text: "go on" }).done;
-      await expect.poll(() => list.querySelector('[data-seq="61"]')).not.toBeNull();
+      await expect.poll(() => list.querySelector('[data-seq="61"]'), { timeout: 30_000 }).not.toBeNull();
       expect(list.scrollTop).toBe(100);
     });
   });

@@ -251,9 +251,9 @@ export function planFold(input: FoldInput): FoldPlan {
         family,
         cache,
       });
-      if (result.maxChars !== null) {
-        textLimit = { turnSeq: (messages[from] as ChatMessage).seq, maxChars: result.maxChars };
-      }
+      const turnSeq = (messages[from] as ChatMessage).seq;
+      const same = textLimit !== null && textLimit.turnSeq === turnSeq && textLimit.maxChars === result.maxChars;
+      if (result.maxChars !== null && !same) textLimit = { turnSeq, maxChars: result.maxChars };
     }
   }
 

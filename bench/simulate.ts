@@ -1,0 +1,299 @@
+import {
+  buildRequestMessages,
+  computeBudget,
+  type EstimateCache,
+  estimateMessageTokens,
+  type FoldState,
+  frameSummary,
+  initialFoldState,
+  planFold,
+  splitTurns,
+} from "../packages/engine-client/src/context/index.js";
+import type { ChatMessage } from "../packages/engine-client/src/messages.js";
+
+/** The folding policies replayed side by side. */
+export const policies = ["ours", "sliding", "half-keep20", "none"] as const;
+export type Policy = (typeof policies)[number];
+
+/** A window and what the host sends besides the transcript. */
+export interface SimulatedWindow {
+  readonly window: number;
+  readonly systemTokens: number;
+  readonly toolTokens: number;
+}
+
+/** 8K gets the lean prompt (500 tokens, no tools); the others a 2,000-token prompt and a 3,000-token tool list. */
+export const simulatedWindows: readonly SimulatedWindow[] = [
+  { window: 8_000, systemTokens: 500, toolTokens: 0 },
+  { window: 32_000, systemTokens: 2_000, toolTokens: 3_000 },
+  { window: 128_000, systemTokens: 2_000, toolTokens: 3_000 },
+  { window: 1_000_000, systemTokens: 2_000, toolTokens: 3_000 },
+];
+
+const summaryParagraph =
+  "The person is building a TypeScript command-line tool with Bun and wants the session workflow to be reliable. " +
+  "Decided: keep task state in .minsky/tasks.json, run `bun test` before every commit, and use the existing " +
+  "SessionDB class in src/domain/session.ts instead of a second store. Done: fixed the git push path for " +
+  "session workspaces (commit 3e54e1f), added tests for 12 edge cases, and updated README.md. Facts to keep: " +
+  "the repository lives at /Users/edobry/Projects/minsky, the CLI entry is src/cli.ts, tasks are numbered #001 " +
+  "to #087. Still open: error messages of the MCP server, and whether rules files move to .cursor/rules. ";
+
+/** A stand-in for the summary a model would write: about 4,000 characters (about 1,000 tokens), numbered so each fold's differs. */
+export function standInSummary(fold: number): string {
+  let text = `Summary ${fold} of the earlier part of this chat.\n`;
+  while (text.length < 4_000) text += summaryParagraph;
+  return text.slice(0, 4_000);
+}
+
+/** What one policy sends for one request (without system prompt and tools), and whether it folded to get there. */
+interface PolicyStep {
+  readonly messages: readonly ChatMessage[];
+  readonly folded: boolean;
+  /** For ours: whether the plan fit the budget. */
+  readonly fits?: boolean;
+  /** For ours: whether a new text limit was set without a fold (a turn shortened again). */
+  readonly shortened?: boolean;
+}
+
+type PolicyRunner = (history: readonly ChatMessage[]) => PolicyStep;
+
+function tokensOf(messages: readonly ChatMessage[], cache: EstimateCache): number {
+  let tokens = 0;
+  for (const message of messages) tokens += estimateMessageTokens(message, undefined, cache);
+  return tokens;
+}
+
+function oursRunner(simulated: SimulatedWindow, cache: EstimateCache): PolicyRunner {
+  const { budget } = computeBudget(simulated);
+  let state: FoldState = initialFoldState;
+  let summary: string | null = null;
+  let folds = 0;
+  return (history) => {
+    let plan = planFold({ messages: history, summary, budget, previous: state, cache });
+    let folded = false;
+    // As the engine does: after a fold the new summary is written, and the plan is made again with it.
+    for (let round = 0; plan.fold && round < 4; round++) {
+      folded = true;
+      summary = standInSummary(++folds);
+      state = plan.state;
+      plan = planFold({ messages: history, summary, budget, previous: state, cache });
+    }
+    const shortened = !folded && plan.changed;
+    state = plan.state;
+    return { messages: buildRequestMessages(plan.kept, summary), folded, fits: plan.fits, shortened };
+  };
+}
+
+function slidingRunner(simulated: SimulatedWindow, cache: EstimateCache): PolicyRunner {
+  // The behaviour the ADR replaces, sized to the window rather than to fixed counts: the newest turns
+  // that fit 90% of the window less the answer's room, prompt and tools; no summary, no shortening.
+  const room = computeBudget(simulated).uncapped;
+  let firstKept = 0;
+  return (history) => {
+    const turns = splitTurns(history);
+    let from = turns.length - 1;
+    let tokens = tokensOf(history.slice((turns[from] as { from: number }).from), cache);
+    while (from > 0) {
+      const turn = turns[from - 1] as { from: number; to: number };
+      const more = tokensOf(history.slice(turn.from, turn.to), cache);
+      if (tokens + more > room) break;
+      tokens += more;
+      from--;
+    }
+    const start = turns.length === 0 ? 0 : (turns[from] as { from: number }).from;
+    const folded = start > firstKept;
+    firstKept = Math.max(firstKept, start);
+    return { messages: history.slice(start), folded };
+  };
+}
+
+function halfKeep20Runner(simulated: SimulatedWindow, cache: EstimateCache): PolicyRunner {
+  // Hermes: compress when the request passes half the window, keep the last 20 messages; the summary is a
+  // message of its own in front.
+  const fixed = simulated.systemTokens + simulated.toolTokens;
+  let firstKept = 0;
+  let summary: ChatMessage | null = null;
+  let folds = 0;
+  return (history) => {
+    const request = () => (summary === null ? history.slice(firstKept) : [summary, ...history.slice(firstKept)]);
+    let folded = false;
+    if (fixed + tokensOf(request(), cache) > simulated.window / 2 && history.length - 20 > firstKept) {
+      firstKept = history.length - 20;
+      summary = { seq: -1, role: "user", parts: [{ type: "text", text: frameSummary(standInSummary(++folds)) }] };
+      folded = true;
+    }
+    return { messages: request(), folded };
+  };
+}
+
+function noneRunner(): PolicyRunner {
+  return (history) => ({ messages: history, folded: false });
+}
+
+function runnerFor(policy: Policy, simulated: SimulatedWindow, cache: EstimateCache): PolicyRunner {
+  switch (policy) {
+    case "ours":
+      return oursRunner(simulated, cache);
+    case "sliding":
+      return slidingRunner(simulated, cache);
+    case "half-keep20":
+      return halfKeep20Runner(simulated, cache);
+    case "none":
+      return noneRunner();
+    default:
+      return policy satisfies never;
+  }
+}
+
+/** Totals of one policy at one window over all replayed conversations. */
+export interface PolicyTotals {
+  readonly policy: Policy;
+  readonly window: number;
+  requests: number;
+  inputTokens: number;
+  /** Input tokens that repeat the previous request's prefix byte for byte. */
+  reusedTokens: number;
+  folds: number;
+  /** Requests that do not start with the whole previous request (a fold, a new text limit, a dropped turn). */
+  prefixBreaks: number;
+  /** Ours only: requests where a turn was shortened again without a fold. */
+  shortenings: number;
+  /** Input tokens sent again but not reusable: everything after a break that the previous request already had. */
+  rewrittenTokens: number;
+  maxRequestTokens: number;
+  requestsOverWindow: number;
+  /** Ours only: plans that could not fit the budget. */
+  plansOverBudget: number;
+  /** Largest request counted with a real tokenizer, when one is given. */
+  maxRealRequestTokens: number;
+}
+
+const contentKeys = new WeakMap<ChatMessage, string>();
+
+function contentKey(message: ChatMessage): string {
+  let key = contentKeys.get(message);
+  if (key === undefined) {
+    key = `${message.role}\u0000${JSON.stringify(message.parts)}`;
+    contentKeys.set(message, key);
+  }
+  return key;
+}
+
+function sameBytes(a: ChatMessage, b: ChatMessage): boolean {
+  return a === b || contentKey(a) === contentKey(b);
+}
+
+/** Counts a message with a real tokenizer: its texts, tool calls and results, plus 4 for the template. */
+export type RealMessageCounter = (message: ChatMessage) => number;
+
+/**
+ * Replays conversations request by request (one request before each assistant message) under one policy
+ * and window, and adds to its totals.
+ */
+export function replay(
+  conversations: readonly (readonly ChatMessage[])[],
+  policy: Policy,
+  simulated: SimulatedWindow,
+  cache: EstimateCache,
+  countReal?: RealMessageCounter,
+): PolicyTotals {
+  const totals: PolicyTotals = {
+    policy,
+    window: simulated.window,
+    requests: 0,
+    inputTokens: 0,
+    reusedTokens: 0,
+    folds: 0,
+    prefixBreaks: 0,
+    shortenings: 0,
+    rewrittenTokens: 0,
+    maxRequestTokens: 0,
+    requestsOverWindow: 0,
+    plansOverBudget: 0,
+    maxRealRequestTokens: 0,
+  };
+  const fixed = simulated.systemTokens + simulated.toolTokens;
+  for (const messages of conversations) {
+    const next = runnerFor(policy, simulated, cache);
+    let previous: readonly ChatMessage[] | null = null;
+    for (let index = 1; index < messages.length; index++) {
+      if ((messages[index] as ChatMessage).role !== "assistant") continue;
+      const step = next(messages.slice(0, index));
+      const sent = step.messages;
+      let tokens = fixed;
+      for (const message of sent) tokens += estimateMessageTokens(message, undefined, cache);
+      let reused = 0;
+      if (previous !== null) {
+        reused = fixed;
+        const shared = Math.min(previous.length, sent.length);
+        let position = 0;
+        for (; position < shared; position++) {
+          const message = sent[position] as ChatMessage;
+          if (!sameBytes(previous[position] as ChatMessage, message)) break;
+          reused += estimateMessageTokens(message, undefined, cache);
+        }
+        if (position < previous.length) totals.prefixBreaks++;
+      }
+      if (previous !== null) {
+        // What the log gained since the last request is new either way; the rest that is not reused was rewritten.
+        const known = previous.reduce((most, message) => Math.max(most, message.seq), -1);
+        let appended = 0;
+        for (const message of sent)
+          if (message.seq > known) appended += estimateMessageTokens(message, undefined, cache);
+        totals.rewrittenTokens += Math.max(0, tokens - reused - appended);
+      }
+      if (step.shortened === true) totals.shortenings++;
+      totals.requests++;
+      totals.inputTokens += tokens;
+      totals.reusedTokens += reused;
+      if (step.folded) totals.folds++;
+      if (step.fits === false) totals.plansOverBudget++;
+      totals.maxRequestTokens = Math.max(totals.maxRequestTokens, tokens);
+      if (tokens > simulated.window) totals.requestsOverWindow++;
+      if (countReal) {
+        let real = fixed;
+        for (const message of sent) real += countReal(message);
+        totals.maxRealRequestTokens = Math.max(totals.maxRealRequestTokens, real);
+      }
+      previous = sent;
+    }
+  }
+  return totals;
+}
+
+/** Memoises a real counter by message object, then by content (framed and shortened copies repeat). */
+export function memoiseRealCounter(count: (text: string) => number): RealMessageCounter {
+  const byObject = new WeakMap<ChatMessage, number>();
+  const byContent = new Map<string, number>();
+  return (message) => {
+    const known = byObject.get(message);
+    if (known !== undefined) return known;
+    const key = contentKey(message);
+    let tokens = byContent.get(key);
+    if (tokens === undefined) {
+      tokens = 4;
+      for (const part of message.parts) {
+        switch (part.type) {
+          case "text":
+          case "thinking":
+            tokens += count(part.text);
+            break;
+          case "tool-call":
+            tokens += count(part.name) + count(part.arguments);
+            break;
+          case "tool-result":
+            tokens += count(part.text);
+            break;
+          case "picture":
+            tokens += 1_600;
+            break;
+          default:
+            part satisfies never;
+        }
+      }
+      byContent.set(key, tokens);
+    }
+    byObject.set(message, tokens);
+    return tokens;
+  };
+}

@@ -17,7 +17,7 @@ try {
       env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
     });
   run(["apt-get", "update"]);
-  run(["apt-get", "install", "-y", "--no-install-recommends", "chromium", "fonts-liberation", "fonts-dejavu-core"]);
+  run(["apt-get", "install", "-y", "chromium"]);
 } catch (error) {
   console.error(
     `[ensure-chromium] Could not install chromium (${error instanceof Error ? error.message : String(error)}).\n` +

@@ -105,7 +105,11 @@ export interface Engine {
   readonly capabilities: EngineCapabilities;
   /** The chat as it is now. An unknown chat id is an empty chat. */
   loadChat(chatId: string, options?: { readonly abortSignal?: AbortSignal }): Promise<ChatSnapshot>;
-  /** Adds the person's message at `input.seq` and answers it. */
+  /**
+   * Adds the person's message at `input.seq` and answers it. A second turn while one runs throws
+   * `ChatBusyError` at once. A `seq` that does not follow the chat's log is a `TurnSequenceError`: thrown at
+   * once by an engine that holds the log in memory, otherwise by the stream and `done`.
+   */
   sendTurn(input: TurnInput): TurnStream;
   /** Every event of every chat, for as long as the listener is subscribed. */
   subscribe(listener: EngineListener): Unsubscribe;

@@ -23,11 +23,22 @@ export interface AppProps {
   onSwitchModel: (model: ModelInfo, chatIds: readonly string[]) => Promise<void>;
   /** Extra lines for the side panel (the mock wiring says what its script does next). */
   aside?: ReactNode;
+  /** The chats to list at first (a host that keeps them across reloads). Default: the first chat alone. */
+  initialChats?: readonly ChatEntry[];
+  /** Called when the list of chats or the open chat changes (to keep them across reloads). Default: none. */
+  onChatsChange?: (chats: readonly ChatEntry[], openChatId: string) => void;
 }
 
-interface ChatEntry {
+/** A chat in the side list. */
+export interface ChatEntry {
   readonly id: string;
   readonly title: string;
+}
+
+/** A window for the model menu: "8K" for 8,192 or 8,000, "200K"; "window unknown" when the provider does not say. */
+function windowLabel(context: number | undefined): string {
+  if (!context) return "window unknown";
+  return `${context % 1024 === 0 ? context / 1024 : Math.round(context / 1000)}K`;
 }
 
 /** Sends a message once the conversation has loaded (after a switch of model). */
@@ -58,7 +69,7 @@ function ChatHeader({ models, onSwitch }: { models: readonly ModelInfo[]; onSwit
         >
           {models.map((model) => (
             <option key={model.id} value={model.id}>
-              {model.displayName} ({Math.round((model.context ?? 0) / 1000)}K)
+              {model.displayName} ({windowLabel(model.context)})
             </option>
           ))}
         </select>
@@ -71,12 +82,28 @@ function ChatHeader({ models, onSwitch }: { models: readonly ModelInfo[]; onSwit
 }
 
 /**
- * The demo chat page: Nacre's parts on any engine. The mock wiring (`main.tsx`) and, later, the API
- * engine mount this same component.
+ * The demo chat page: Nacre's parts on any engine. The mock wiring (`main.tsx`) and the API engine
+ * (`api/ApiDemo.tsx`, `pnpm dev`) mount this same component.
  */
-export function App({ engine, models, initialChatId, initialTitle = "Chat", onSwitchModel, aside }: AppProps) {
-  const [chats, setChats] = useState<ChatEntry[]>([{ id: initialChatId, title: initialTitle }]);
+export function App({
+  engine,
+  models,
+  initialChatId,
+  initialTitle = "Chat",
+  onSwitchModel,
+  aside,
+  initialChats,
+  onChatsChange,
+}: AppProps) {
+  const [chats, setChats] = useState<ChatEntry[]>(() =>
+    initialChats?.some((chat) => chat.id === initialChatId)
+      ? [...initialChats]
+      : [...(initialChats ?? []), { id: initialChatId, title: initialTitle }],
+  );
   const [chatId, setChatId] = useState(initialChatId);
+  useEffect(() => {
+    onChatsChange?.(chats, chatId);
+  }, [chats, chatId, onChatsChange]);
   const [drafts, setDrafts] = useState<Record<string, string>>({});
   const [pending, setPending] = useState<{ chatId: string; text: string } | null>(null);
   const [commandsOpen, setCommandsOpen] = useState(false);

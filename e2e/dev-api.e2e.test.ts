@@ -1,0 +1,281 @@
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recordedConversation } from "../dev/api/fake-provider.js";
+import type { LastRequest } from "../dev/api/setup.js";
+import { loadConversationFile, recordedTurns } from "../packages/engine-client/src/testing/index.js";
+import { launchChromium, screenshotDir, startVite } from "./helpers.js";
+
+/** Generous waits on conditions (a loaded 2-core machine), never fixed sleeps. */
+const patient = { timeout: 60_000 };
+
+/**
+ * Drives `pnpm dev` like a person: the chat page on the API engine, talking over real HTTP (through the dev
+ * server) to the fake provider, which counts every request with o200k and refuses in real providers' words.
+ */
+describe("pnpm dev (the API engine and the fake provider) in Chromium", () => {
+  let server: Awaited<ReturnType<typeof startVite>>;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const pageErrors: string[] = [];
+  const conversation = loadConversationFile(recordedConversation.file).find(
+    (candidate) => candidate.id === recordedConversation.id,
+  );
+  if (!conversation) throw new Error(`No ${recordedConversation.id} in ../shared/data/conversations`);
+  const turns = recordedTurns(conversation.messages).filter((turn) => turn.person.trim() !== "");
+  let pasted = 0;
+  const newChatWords = "Paste of the 4,000-line test output: which tests fail?";
+
+  /** A screenshot once two frames have painted (rows with `content-visibility: auto` that just scrolled in). */
+  const shot = async (name: string) => {
+    await page.evaluate(
+      () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true)))),
+    );
+    await page.screenshot({ path: join(screenshotDir, `dev-api-${name}.png`) });
+  };
+  const composer = () => page.getByRole("textbox", { name: "Message" });
+  const userMessages = () => page.locator('[data-nacre-message][data-role="user"]');
+  const assistantMessages = () => page.locator('[data-nacre-message][data-role="assistant"]');
+  const dividerLine = () => page.locator("[data-nacre-summary-divider-trigger]");
+  const summaryText = () => page.locator("[data-nacre-summary-text]");
+  const firstKeptSeq = () => page.locator("[data-nacre-divider-row] + [data-nacre-message]").getAttribute("data-seq");
+  const modelSelect = () => page.getByRole("combobox", { name: "Model" });
+  const health = () => page.getByRole("region", { name: "Health" });
+  const footerStatus = () => page.locator(".demo-footer-status");
+  /** Waits until the summary's opening animation has finished (for the screenshots). */
+  const summaryOpened = () =>
+    page
+      .locator("[data-nacre-summary-divider-content]")
+      .evaluate((node) => Promise.all(node.getAnimations().map((animation) => animation.finished)).then(() => true));
+  const lastRequest = async (): Promise<LastRequest | null> =>
+    (await (await fetch(new URL("/__nacre/last-request", server.url))).json()) as LastRequest | null;
+
+  /** The page is ready for the next message: loaded, not busy, nothing streaming. */
+  async function waitUntilReady() {
+    await composer().waitFor(patient);
+    await expect.poll(() => page.locator("[data-nacre-composer][data-busy]").count(), patient).toBe(0);
+    await expect.poll(() => page.locator("[data-streaming]").count(), patient).toBe(0);
+  }
+
+  /** Types (or pastes) a message and waits until its turn is over. */
+  async function sendAndWait(text: string) {
+    await waitUntilReady();
+    const before = await userMessages().count();
+    await composer().fill(text);
+    await composer().press("Enter");
+    await expect.poll(() => userMessages().count(), patient).toBe(before + 1);
+    await waitUntilReady();
+  }
+
+  /** Sets the footer switch and waits until the dev server says it is armed. */
+  async function refuseNext(count: 1 | 2, wording: string) {
+    const words = page.getByRole("combobox", { name: "in the words of" });
+    await words.selectOption({ label: wording });
+    await expect.poll(() => words.locator("option:checked").textContent(), patient).toBe(wording);
+    // Controlled by what the dev server answers, so clicked rather than checked.
+    await page.getByRole("radio", { name: count === 1 ? "Refuse once" : "Refuse twice" }).click();
+    await expect.poll(() => footerStatus().textContent(), patient).toContain(`${wording}'s words`);
+    await expect
+      .poll(() => footerStatus().textContent(), patient)
+      .toMatch(count === 1 ? /^The next request is refused/ : /^The next two requests are refused/);
+  }
+
+  beforeAll(async () => {
+    // NACRE_PROVIDER=fake, whatever the shell says: this test must never reach a real provider.
+    server = await startVite("dev/vite.api.config.ts", { NACRE_PROVIDER: "fake" });
+    browser = await launchChromium();
+    // A fresh context: an empty IndexedDB and localStorage.
+    context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    page = await context.newPage();
+    page.on("pageerror", (error) => pageErrors.push(String(error)));
+    await page.goto(server.url);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it("should open an empty chat on the fake provider's smallest model, with its models and their windows", async () => {
+    await waitUntilReady();
+    await expect.poll(() => modelSelect().inputValue(), patient).toBe("chat-8k");
+    const options = await modelSelect().locator("option").allTextContents();
+    expect(options).toEqual(["Chat 8K (8K)", "Chat 32K (32K)", "Chat 200K (200K)", "Cheap (32K)"]);
+    await page.getByText("summarises long chats").waitFor();
+    expect(await page.locator("[data-nacre-message]").count()).toBe(0);
+    await expect.poll(() => footerStatus().textContent(), patient).toBe("The fake provider answers the next request.");
+  });
+
+  it("should fold on Chat 8K within a handful of pasted real turns, each answered with its recorded reply", async () => {
+    for (const turn of turns) {
+      await sendAndWait(turn.person);
+      pasted += 1;
+      // The fake model answers over HTTP with what the real assistant said (cut to the answer room).
+      const recorded = turn.rounds.map((round) => round.reply.trim()).find((reply) => reply !== "");
+      const answer = (await assistantMessages().last().textContent()) ?? "";
+      if (recorded) expect(answer).toContain(recorded.slice(0, 40));
+      else expect(answer).toContain("You asked:");
+      if ((await dividerLine().count()) > 0) break;
+    }
+    expect(pasted).toBeLessThanOrEqual(5);
+    await expect
+      .poll(() => dividerLine().textContent(), patient)
+      .toMatch(/^Earlier messages are summarised for Chat 8K/);
+    // The folded messages are all still in the page.
+    expect(await page.locator("[data-nacre-message][data-folded]").count()).toBeGreaterThan(0);
+  });
+
+  it("should open the divider to the summary the engine sent, with facts from the folded turns", async () => {
+    await dividerLine().click();
+    await expect.poll(() => dividerLine().getAttribute("aria-expanded"), patient).toBe("true");
+    const summary = (await summaryText().textContent()) ?? "";
+    await page.getByText("Written by cheap").waitFor();
+    // Facts of the folded turns: what the person asked in each, in their words.
+    const folded = await page.locator('[data-nacre-message][data-role="user"][data-folded]').allTextContents();
+    expect(folded.length).toBeGreaterThan(0);
+    for (const [index] of folded.entries()) {
+      const firstLine = (turns[index]?.person ?? "").split("\n")[0]?.trim() ?? "";
+      expect(summary).toContain(firstLine.slice(0, 60));
+    }
+    expect(summary).toMatch(/File mentioned: [\w.-]+\.(?:ts|md|json)/);
+    // What the fake provider received with the last answer: this very summary, framed in front of the
+    // first kept person's message.
+    const sent = await lastRequest();
+    expect(sent?.model).toBe("chat-8k");
+    // The page shows each line break as a <br>: read the lines back exactly.
+    const shown = await summaryText().evaluate((node) =>
+      [...node.childNodes].map((child) => (child.nodeName === "BR" ? "\n" : (child.textContent ?? ""))).join(""),
+    );
+    expect(sent?.summary).toBe(shown);
+    await summaryOpened();
+    await shot("01-fold-divider-open");
+  });
+
+  it("should show the same chat, the same divider and the same summary after a reload", async () => {
+    const messagesBefore = await page.locator("[data-nacre-message]").allTextContents();
+    const dividerBefore = await dividerLine().textContent();
+    const firstKeptBefore = await firstKeptSeq();
+    const summaryBefore = await summaryText().textContent();
+    await page.reload();
+    await waitUntilReady();
+    await expect.poll(() => page.locator("[data-nacre-message]").count(), patient).toBe(messagesBefore.length);
+    expect(await page.locator("[data-nacre-message]").allTextContents()).toEqual(messagesBefore);
+    expect(await dividerLine().textContent()).toBe(dividerBefore);
+    expect(await firstKeptSeq()).toBe(firstKeptBefore);
+    await dividerLine().click();
+    await expect.poll(() => summaryText().textContent(), patient).toBe(summaryBefore);
+    await summaryOpened();
+    await shot("02-after-reload");
+    await dividerLine().click();
+  });
+
+  it("should fold now with the ⌘K action and with /compact [what to keep], on the real engine", async () => {
+    await sendAndWait(turns[pasted]?.person ?? "And what is still open?");
+    pasted += 1;
+    const before = Number(await firstKeptSeq());
+    await page.keyboard.press("Control+k");
+    const dialog = page.getByRole("dialog", { name: "Command menu" });
+    await dialog.waitFor();
+    const action = dialog.getByRole("option", { name: /Summarise the start of this chat/ });
+    await expect.poll(() => action.getAttribute("aria-disabled"), patient).toBe("false");
+    await page.keyboard.press("Enter");
+    await dialog.waitFor({ state: "detached" });
+    await expect.poll(async () => Number(await firstKeptSeq()), patient).toBeGreaterThan(before);
+    expect(await firstKeptSeq()).toBe(await userMessages().last().getAttribute("data-seq"));
+
+    await sendAndWait("Which prompt library did we pick for the init command?");
+    await composer().fill("/compact the prompt library and the init command");
+    await composer().press("Enter");
+    await page.getByText("The start of this chat is summarised.").waitFor(patient);
+    await dividerLine().click();
+    await expect
+      .poll(() => summaryText().textContent(), patient)
+      .toMatch(/^Kept as asked: the prompt library and the init command/);
+    await summaryOpened();
+    await dividerLine().scrollIntoViewIfNeeded();
+    await shot("03-compact-with-focus");
+    await dividerLine().click();
+  });
+
+  it("should answer after one refusal for length, with a quiet retry noted in Health", async () => {
+    await refuseNext(1, "Anthropic");
+    const question = "What is still open in the task spec for init?";
+    await sendAndWait(question);
+    await expect.poll(() => assistantMessages().last().textContent(), patient).toContain(`You asked: “${question}”`);
+    await health().getByText("Quiet retry").waitFor();
+    await health()
+      .getByText(
+        "Chat 8K refused the request as too long (its window is 8192 tokens); it was shortened and sent again.",
+      )
+      .waitFor();
+    expect(await page.locator("[data-nacre-turn-problem]").count()).toBe(0);
+    await expect.poll(() => footerStatus().textContent(), patient).toBe("The fake provider answers the next request.");
+    // The retry folded everything but this turn: the line sits right above the question.
+    expect(await firstKeptSeq()).toBe(await userMessages().last().getAttribute("data-seq"));
+    // The whole picture: the line, the answer, the note in Health, the meter.
+    await assistantMessages().last().scrollIntoViewIfNeeded();
+    await shot("04-healed-quiet-retry");
+  });
+
+  it("should show the too-long card after two refusals, and switch to the bigger model that answers", async () => {
+    await refuseNext(2, "OpenAI");
+    const words = "Here is the whole build log of the init command, what failed?";
+    await sendAndWait(words);
+    const card = page.locator("[data-nacre-turn-problem]");
+    await card.waitFor();
+    expect(await card.getAttribute("data-kind")).toBe("too-long");
+    await card.getByRole("button", { name: "What the provider said" }).click();
+    await card.getByText(/maximum context length is 8192 tokens/).waitFor();
+    expect(await card.locator("[data-nacre-turn-problem-action]").count()).toBe(1);
+    const next = card.getByRole("button", { name: "Switch to Chat 200K, which reads 24× more" });
+    await next.scrollIntoViewIfNeeded();
+    await shot("05-too-long-card");
+    await next.click();
+    await expect.poll(() => modelSelect().inputValue(), patient).toBe("chat-200k");
+    // The message went again, to the bigger model, and was answered there.
+    await expect.poll(() => assistantMessages().last().textContent(), patient).toContain(`You asked: “${words}”`);
+    await waitUntilReady();
+    expect((await lastRequest())?.model).toBe("chat-200k");
+    await expect
+      .poll(() => dividerLine().textContent(), patient)
+      .toMatch(/^Earlier messages are summarised for Chat 200K/);
+    await shot("06-switched-to-chat-200k");
+  });
+
+  it("should offer a new chat with the message in its box when no model reads more", async () => {
+    await refuseNext(2, "OpenRouter");
+    const words = newChatWords;
+    await sendAndWait(words);
+    const card = page.locator("[data-nacre-turn-problem]");
+    await card.waitFor();
+    const next = card.getByRole("button", { name: "Start a new chat with this message" });
+    await next.scrollIntoViewIfNeeded();
+    await shot("07-too-long-card-new-chat");
+    await next.click();
+    await expect.poll(() => composer().inputValue(), patient).toBe(words);
+    const chats = page.getByRole("navigation", { name: "Chats" });
+    await expect.poll(() => chats.locator('[aria-current="page"]').textContent(), patient).toBe(words.slice(0, 40));
+    await expect.poll(() => page.locator("[data-nacre-message]").count(), patient).toBe(0);
+    await shot("08-new-chat-with-the-message");
+    await composer().press("Enter");
+    await expect.poll(() => userMessages().count(), patient).toBe(1);
+    await waitUntilReady();
+    await expect.poll(() => assistantMessages().last().textContent(), patient).toContain(`You asked: “${words}”`);
+  });
+
+  it("should keep both chats across a reload", async () => {
+    await page.reload();
+    await waitUntilReady();
+    const chats = page.getByRole("navigation", { name: "Chats" });
+    expect(await chats.getByRole("button").allTextContents()).toEqual(["First chat", newChatWords.slice(0, 40)]);
+    await expect.poll(() => userMessages().count(), patient).toBe(1);
+    await chats.getByRole("button", { name: "First chat" }).click();
+    await expect
+      .poll(() => dividerLine().textContent(), patient)
+      .toMatch(/^Earlier messages are summarised for Chat 200K/);
+  });
+
+  it("should meet no page error on the way", () => {
+    expect(pageErrors).toEqual([]);
+  });
+});

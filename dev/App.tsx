@@ -41,16 +41,19 @@ function windowLabel(context: number | undefined): string {
   return `${context % 1024 === 0 ? context / 1024 : Math.round(context / 1000)}K`;
 }
 
-/** Sends a message once the conversation has loaded (after a switch of model). */
-function SendWhenReady({ text, onSent }: { text: string; onSent: () => void }) {
+/**
+ * Answers the person's message once the conversation has loaded on the new model (after a switch): the same
+ * message is answered again (`retrySeq`), not added a second time.
+ */
+function SendWhenReady({ text, retrySeq, onSent }: { text: string; retrySeq?: number; onSent: () => void }) {
   const conversation = useConversation();
   const sent = useRef(false);
   useEffect(() => {
     if (sent.current || conversation.isLoading || !conversation.canSend) return;
     sent.current = true;
     onSent();
-    void conversation.send(text);
-  }, [conversation, text, onSent]);
+    void conversation.send(text, retrySeq !== undefined ? { retrySeq } : {});
+  }, [conversation, text, retrySeq, onSent]);
   return null;
 }
 
@@ -105,15 +108,16 @@ export function App({
     onChatsChange?.(chats, chatId);
   }, [chats, chatId, onChatsChange]);
   const [drafts, setDrafts] = useState<Record<string, string>>({});
-  const [pending, setPending] = useState<{ chatId: string; text: string } | null>(null);
+  const [pending, setPending] = useState<{ chatId: string; text: string; retrySeq?: number } | null>(null);
   const [commandsOpen, setCommandsOpen] = useState(false);
   const chatIdsRef = useRef<string[]>([initialChatId]);
   chatIdsRef.current = chats.map((chat) => chat.id);
 
   const switchModel = useCallback(
-    async (model: ModelInfo, resend?: string) => {
+    async (model: ModelInfo, resend?: { text: string; seq?: number }) => {
       await onSwitchModel(model, chatIdsRef.current);
-      if (resend) setPending({ chatId, text: resend });
+      if (resend)
+        setPending({ chatId, text: resend.text, ...(resend.seq !== undefined ? { retrySeq: resend.seq } : {}) });
     },
     [onSwitchModel, chatId],
   );
@@ -126,7 +130,8 @@ export function App({
   }, []);
 
   const onProblemSwitch = useCallback(
-    (model: ModelInfo, details: { message: string; problem: TurnProblem }) => void switchModel(model, details.message),
+    (model: ModelInfo, details: { message: string; problem: TurnProblem; seq?: number }) =>
+      void switchModel(model, { text: details.message, ...(details.seq !== undefined ? { seq: details.seq } : {}) }),
     [switchModel],
   );
   const clearPending = useCallback(() => setPending(null), []);
@@ -177,7 +182,13 @@ export function App({
           {aside}
         </aside>
         <CommandMenu open={commandsOpen} onOpenChange={setCommandsOpen} />
-        {pending && pending.chatId === chatId ? <SendWhenReady text={pending.text} onSent={clearPending} /> : null}
+        {pending && pending.chatId === chatId ? (
+          <SendWhenReady
+            text={pending.text}
+            {...(pending.retrySeq !== undefined ? { retrySeq: pending.retrySeq } : {})}
+            onSent={clearPending}
+          />
+        ) : null}
       </ConversationProvider>
     </div>
   );

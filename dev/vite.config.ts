@@ -8,6 +8,8 @@ const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 
 export default defineConfig({
   root,
+  // Only the mock page: the API page (dev/api/) has its own config, and must not be scanned from here.
+  optimizeDeps: { entries: ["index.html"] },
   plugins: [
     react(),
     demoTranscriptPlugin({

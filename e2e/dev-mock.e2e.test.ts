@@ -24,14 +24,16 @@ describe("pnpm dev:mock in Chromium", () => {
     const before = await page.locator('[data-nacre-message][data-role="user"]').count();
     await composer().fill(text);
     await composer().press("Enter");
-    await expect.poll(() => page.locator('[data-nacre-message][data-role="user"]').count()).toBe(before + 1);
+    await expect
+      .poll(() => page.locator('[data-nacre-message][data-role="user"]').count(), { timeout: 20_000 })
+      .toBe(before + 1);
     await waitUntilReady();
   }
 
   /** The turn is over: the composer is not busy and nothing streams. */
   async function waitUntilReady() {
     await expect.poll(() => page.locator("[data-nacre-composer][data-busy]").count(), { timeout: 20_000 }).toBe(0);
-    await expect.poll(() => page.locator("[data-streaming]").count()).toBe(0);
+    await expect.poll(() => page.locator("[data-streaming]").count(), { timeout: 20_000 }).toBe(0);
   }
 
   beforeAll(async () => {
@@ -47,9 +49,11 @@ describe("pnpm dev:mock in Chromium", () => {
   });
 
   it("should open on the real transcript, scrolled to its end, with one quiet line where the model's memory starts", async () => {
-    await expect.poll(() => dividerLine().count()).toBe(1);
-    await expect.poll(() => dividerLine().textContent()).toMatch(/^Earlier messages are summarised for Mock Large/);
-    await expect.poll(() => dividerLine().getAttribute("aria-expanded")).toBe("false");
+    await expect.poll(() => dividerLine().count(), { timeout: 20_000 }).toBe(1);
+    await expect
+      .poll(() => dividerLine().textContent(), { timeout: 20_000 })
+      .toMatch(/^Earlier messages are summarised for Mock Large/);
+    await expect.poll(() => dividerLine().getAttribute("aria-expanded"), { timeout: 20_000 }).toBe("false");
     // The page follows the end of the chat.
     await expect
       .poll(() => messages().evaluate((node) => node.scrollHeight - node.scrollTop - node.clientHeight))
@@ -76,10 +80,10 @@ describe("pnpm dev:mock in Chromium", () => {
   it("should open the line to the summary and read it", async () => {
     await dividerLine().scrollIntoViewIfNeeded();
     await dividerLine().click();
-    await expect.poll(() => dividerLine().getAttribute("aria-expanded")).toBe("true");
+    await expect.poll(() => dividerLine().getAttribute("aria-expanded"), { timeout: 20_000 }).toBe("true");
     const summary = page.locator("[data-nacre-summary-text]");
-    await expect.poll(() => summary.textContent()).toMatch(/What they asked so far:/);
-    await expect.poll(() => summary.textContent()).toMatch(/initialize a bun typescript project/);
+    await expect.poll(() => summary.textContent(), { timeout: 20_000 }).toMatch(/What they asked so far:/);
+    await expect.poll(() => summary.textContent(), { timeout: 20_000 }).toMatch(/initialize a bun typescript project/);
     await page.getByText("Written by mock-small").waitFor();
     await summaryOpened();
     await shot("03-summary-open");
@@ -96,7 +100,7 @@ describe("pnpm dev:mock in Chromium", () => {
     await shot("04-summarising");
     await page.locator("[data-streaming]").waitFor();
     await waitUntilReady();
-    await expect.poll(() => dividerLine().count()).toBe(1);
+    await expect.poll(() => dividerLine().count(), { timeout: 20_000 }).toBe(1);
     const firstKeptAfter = await page
       .locator("[data-nacre-divider-row] + [data-nacre-message]")
       .getAttribute("data-seq");
@@ -124,19 +128,21 @@ describe("pnpm dev:mock in Chromium", () => {
     const dialog = page.getByRole("dialog", { name: "Command menu" });
     await dialog.waitFor();
     const action = dialog.getByRole("option", { name: /Summarise the start of this chat/ });
-    await expect.poll(() => action.getAttribute("aria-disabled")).toBe("false");
+    await expect.poll(() => action.getAttribute("aria-disabled"), { timeout: 20_000 }).toBe("false");
     await page.keyboard.type("summ");
     await shot("06-command-menu");
     await page.keyboard.press("Enter");
     await dialog.waitFor({ state: "detached" });
-    await expect.poll(() => dividerLine().textContent()).toMatch(/^Earlier messages are summarised for Mock Large/);
+    await expect
+      .poll(() => dividerLine().textContent(), { timeout: 20_000 })
+      .toMatch(/^Earlier messages are summarised for Mock Large/);
     await expect
       .poll(() => page.locator("[data-nacre-divider-row] + [data-nacre-message]").getAttribute("data-seq"))
       .toBe(await page.locator('[data-nacre-message][data-role="user"]').last().getAttribute("data-seq"));
 
     await page.keyboard.press("Meta+k");
     await dialog.waitFor();
-    await expect.poll(() => action.getAttribute("aria-disabled")).toBe("true");
+    await expect.poll(() => action.getAttribute("aria-disabled"), { timeout: 20_000 }).toBe("true");
     await dialog.getByText("Nothing to summarise yet").waitFor();
     await shot("07-command-menu-nothing-to-fold");
     await page.keyboard.press("Escape");
@@ -171,16 +177,22 @@ describe("pnpm dev:mock in Chromium", () => {
     expect(await card.locator("[data-nacre-turn-problem-action]").count()).toBe(1);
     await shot("09-too-long-card");
     await next.click();
-    await expect.poll(() => composer().inputValue()).toBe(words);
+    await expect.poll(() => composer().inputValue(), { timeout: 20_000 }).toBe(words);
     const chats = page.getByRole("navigation", { name: "Chats" });
-    await expect.poll(() => chats.locator('[aria-current="page"]').textContent()).toBe(words.slice(0, 40));
-    await expect.poll(() => page.locator("[data-nacre-message]").count()).toBe(0);
+    await expect
+      .poll(() => chats.locator('[aria-current="page"]').textContent(), { timeout: 20_000 })
+      .toBe(words.slice(0, 40));
+    await expect.poll(() => page.locator("[data-nacre-message]").count(), { timeout: 20_000 }).toBe(0);
     await shot("10-new-chat-with-the-message");
     // The message was not lost: the first chat still has it, and the new chat can send it.
     await composer().press("Enter");
-    await expect.poll(() => page.locator('[data-nacre-message][data-role="user"]').count()).toBe(1);
+    await expect
+      .poll(() => page.locator('[data-nacre-message][data-role="user"]').count(), { timeout: 20_000 })
+      .toBe(1);
     await waitUntilReady();
-    await expect.poll(() => page.locator('[data-nacre-message][data-role="user"]').textContent()).toContain(words);
+    await expect
+      .poll(() => page.locator('[data-nacre-message][data-role="user"]').textContent(), { timeout: 20_000 })
+      .toContain(words);
   });
 
   it("should meet no page error on the way", () => {

@@ -16,6 +16,11 @@ export interface TurnInput {
    * When present, `text` is empty and the same turn continues.
    */
   readonly toolResults?: readonly ToolResultPart[];
+  /**
+   * Answers the person's message at `seq` again without adding it to the log (after a turn problem, say on
+   * another model): it must be the log's last message and the person's. Default false.
+   */
+  readonly retry?: boolean;
   /** Where this chat came from; routine runs and chats with other people are never learned from. */
   readonly origin?: "person" | "routine" | "group";
   /** Set when the chat read something untrusted (a web page, a file from elsewhere). */

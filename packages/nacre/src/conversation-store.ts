@@ -46,6 +46,11 @@ export interface StreamingMessage {
 
 export interface SendOptions {
   readonly attachments?: readonly PicturePart[];
+  /**
+   * Answer the person's message at this seq again instead of adding a new one, when it is still the log's
+   * last message (a retry after a turn problem). Otherwise the text is sent as a new message.
+   */
+  readonly retrySeq?: number;
 }
 
 const idle: ConversationActivity = {
@@ -107,14 +112,18 @@ export class ConversationStore {
     this.#setActivity({ turnRunning: true, error: null });
     try {
       let chat = await this.queryClient.ensureQueryData(conversationQueryOptions(this.engine, this.chatId));
-      const start = (snapshot: ChatSnapshot) =>
-        this.engine.sendTurn({
+      const start = (snapshot: ChatSnapshot) => {
+        const last = snapshot.messages.at(-1);
+        const retry = options.retrySeq !== undefined && last?.role === "user" && last.seq === options.retrySeq;
+        return this.engine.sendTurn({
           chatId: this.chatId,
-          seq: nextSeq(snapshot),
+          seq: retry ? (options.retrySeq as number) : nextSeq(snapshot),
+          ...(retry ? { retry: true } : {}),
           text,
           ...(options.attachments ? { attachments: options.attachments } : {}),
           abortSignal: controller.signal,
         });
+      };
       let stream: ReturnType<Engine["sendTurn"]>;
       try {
         stream = start(chat);

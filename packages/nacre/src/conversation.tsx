@@ -30,7 +30,15 @@ import { foldedMessageCount, hasSomethingToFold } from "./reduce-chat.js";
 /** What the host does when a problem card's next step is followed: the host owns models and chats. */
 export interface ConversationHostActions {
   /** "Switch to {model}": the host moves the chat to that model; `message` is the person's words that failed. */
-  onSwitchModel?: (model: ModelInfo, details: { readonly message: string; readonly problem: TurnProblem }) => void;
+  onSwitchModel?: (
+    model: ModelInfo,
+    details: {
+      readonly message: string;
+      readonly problem: TurnProblem;
+      /** The person's message's seq: pass it to `send(message, { retrySeq })` on the new model to answer it there. */
+      readonly seq?: number;
+    },
+  ) => void;
   /** "Start a new chat with this message": the host opens a new chat with `message` in its box. */
   onNewChat?: (message: string) => void;
   /** "Open settings": the host shows the section. */
@@ -245,7 +253,7 @@ export function useConversation(target?: ConversationTarget): Conversation {
       compactUnavailable,
       send,
       abort: () => store.abort(),
-      retry: () => (problem ? send(problem.message) : Promise.resolve(null)),
+      retry: () => (problem ? send(problem.message, { retrySeq: problem.seq }) : Promise.resolve(null)),
       ...(hasContext ? { compact: (keep?: string) => store.compact(keep) } : {}),
       host: host ?? noHost,
     };

@@ -6,6 +6,7 @@ import {
   type ComponentPropsWithoutRef,
   createContext,
   forwardRef,
+  useCallback,
   useContext,
   useEffect,
   useId,
@@ -118,13 +119,20 @@ const RootImpl = forwardRef<HTMLDivElement, RootImplProps>(function TurnProblemR
 const ConnectedRoot = forwardRef<HTMLDivElement, TurnProblemRootProps>(function TurnProblemConnectedRoot(props, ref) {
   const conversation = useConversation();
   const { host } = conversation;
+  const problemSeq = conversation.problem?.seq;
+  const hostSwitch = host.onSwitchModel;
+  // The host gets the person's message's seq too, to answer it again on the new model rather than repeat it.
+  const switchWithSeq = useCallback<NonNullable<ConversationHostActions["onSwitchModel"]>>(
+    (model, details) => hostSwitch?.(model, { ...details, ...(problemSeq !== undefined ? { seq: problemSeq } : {}) }),
+    [hostSwitch, problemSeq],
+  );
   return (
     <RootImpl
       problem={conversation.problem?.problem ?? null}
       message={conversation.problem?.message ?? ""}
       model={conversation.model?.displayName ?? null}
       connectedRetry={conversation.retry}
-      {...(host.onSwitchModel ? { onSwitchModel: host.onSwitchModel } : {})}
+      {...(host.onSwitchModel ? { onSwitchModel: switchWithSeq } : {})}
       {...(host.onNewChat ? { onNewChat: host.onNewChat } : {})}
       {...(host.onOpenSettings ? { onOpenSettings: host.onOpenSettings } : {})}
       {...props}

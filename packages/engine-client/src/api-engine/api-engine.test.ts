@@ -302,6 +302,38 @@ describe("createApiEngine", () => {
       expect(chat.problem?.problem.kind).toBe("too-long");
     });
 
+    it("given a too-long problem, should answer the same message on the bigger model without repeating it", async () => {
+      const { engine, server, store, script, provider } = await setup({
+        models: [
+          { id: "chat", window: 16_000 },
+          { id: "chat-200k", window: 200_000 },
+        ],
+        model: "chat",
+      });
+      await store.appendLog("s", history.slice(0, 10));
+      server.refuseNext(2, "openrouter", { models: ["chat"] });
+      await engine.sendTurn({ chatId: "s", seq: 10, text: "Answer me there" }).done;
+      // Another engine over the same store (as a host does for another model) sees the problem too.
+      const bigger = createApiEngine({ provider, model: "chat-200k", store });
+      const before = await bigger.loadChat("s");
+      expect(before.problem?.problem.kind).toBe("too-long");
+      script.queue.push({ text: "Answered on the bigger model." });
+      const end = await bigger.sendTurn({ chatId: "s", seq: 10, text: "Answer me there", retry: true }).done;
+      expect(end.status).toBe("done");
+      const chat = await bigger.loadChat("s");
+      expect(chat.messages.slice(-2).map((message) => [message.seq, message.role])).toEqual([
+        [10, "user"],
+        [11, "assistant"],
+      ]);
+      expect(
+        chat.messages.filter(
+          (message) =>
+            message.role === "user" && message.parts[0]?.type === "text" && message.parts[0].text === "Answer me there",
+        ),
+      ).toHaveLength(1);
+      expect(chat.problem).toBeNull();
+    });
+
     it("given two refusals and no bigger model, should offer a new chat carrying the person's message", async () => {
       const { engine, server, store } = await setup({
         models: [{ id: "chat", window: 16_000 }],

@@ -101,6 +101,8 @@ interface EngineFileFields {
   readonly answerRooms?: Record<string, number>;
   readonly untrusted?: boolean;
   readonly origin?: "person" | "routine" | "group";
+  /** The last turn's problem, so that a reload (or another engine over the same store) still shows its card. */
+  readonly problem?: { readonly seq: number; readonly problem: TurnProblem } | null;
 }
 
 const healthNotesKept = 50;
@@ -230,6 +232,9 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
       rt.answerRooms = { ...(extra.answerRooms ?? {}) };
       rt.untrusted = extra.untrusted ?? false;
       rt.origin = extra.origin ?? "person";
+      // A problem stands only while its person's message is still the last one in the log.
+      const standing = extra.problem ?? null;
+      rt.problem = standing !== null && rt.log.at(-1)?.seq === standing.seq ? standing : null;
     }
     return rt;
   }
@@ -267,6 +272,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
       answerRooms: rt.answerRooms,
       untrusted: rt.untrusted,
       origin: rt.origin,
+      problem: rt.problem,
     };
     const file = buildTranscriptFile({
       id: rt.chatId,
@@ -477,21 +483,28 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     const { chatId } = input;
     const signal = input.abortSignal;
     const rt = await runtime(chatId);
-    const expected = nextSeq(rt.log);
+    const last = rt.log.at(-1);
+    const retrying = input.retry === true && last?.role === "user" && last.seq === input.seq;
+    const expected = retrying ? input.seq : nextSeq(rt.log);
     if (input.seq !== expected) throw new TurnSequenceError({ chatId, expectedSeq: expected, actualSeq: input.seq });
     if (input.untrusted) rt.untrusted = true;
     if (input.origin) rt.origin = input.origin;
 
-    const opening: ChatMessage = input.toolResults?.length
-      ? { seq: input.seq, role: "tool", parts: [...input.toolResults], createdAt: now() }
-      : {
-          seq: input.seq,
-          role: "user",
-          parts: [{ type: "text", text: input.text }, ...(input.attachments ?? [])],
-          createdAt: now(),
-        };
-    await store.appendLog(chatId, [opening]);
-    rt.log.push(opening);
+    // A retry answers the person's last message again; it is already in the log.
+    const opening: ChatMessage = retrying
+      ? (last as ChatMessage)
+      : input.toolResults?.length
+        ? { seq: input.seq, role: "tool", parts: [...input.toolResults], createdAt: now() }
+        : {
+            seq: input.seq,
+            role: "user",
+            parts: [{ type: "text", text: input.text }, ...(input.attachments ?? [])],
+            createdAt: now(),
+          };
+    if (!retrying) {
+      await store.appendLog(chatId, [opening]);
+      rt.log.push(opening);
+    }
     rt.problem = null;
     send({ type: "turn-start", chatId, message: opening });
 

@@ -133,6 +133,26 @@ describe("createMockEngine", () => {
     });
   });
 
+  describe("given a retry of the person's last message", () => {
+    it("should answer it again without adding it twice, and refuse a retry of anything else", async () => {
+      const engine = createMockEngine({
+        turns: [
+          { problem: { kind: "offline", title: "Offline", next: { type: "retry" } } },
+          { reply: "Now it works." },
+        ],
+      });
+      await engine.sendTurn({ chatId: "c", seq: 0, text: "Hello" }).done;
+      const end = await engine.sendTurn({ chatId: "c", seq: 0, text: "Hello", retry: true }).done;
+      expect(end.status).toBe("done");
+      const chat = await engine.loadChat("c");
+      expect(chat.messages.map((message) => [message.seq, message.role])).toEqual([
+        [0, "user"],
+        [1, "assistant"],
+      ]);
+      expect(() => engine.sendTurn({ chatId: "c", seq: 0, text: "Hello", retry: true })).toThrow(TurnSequenceError);
+    });
+  });
+
   describe("determinism", () => {
     it("should give the same events for the same script", async () => {
       async function play() {

@@ -347,7 +347,9 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
 
     sendTurn(input): TurnStream {
       const chat = chatFor(input.chatId);
-      const expectedSeq = (chat.messages.at(-1)?.seq ?? -1) + 1;
+      const last = chat.messages.at(-1);
+      const retrying = input.retry === true && last?.role === "user" && last.seq === input.seq;
+      const expectedSeq = retrying ? input.seq : (last?.seq ?? -1) + 1;
       if (input.seq !== expectedSeq) {
         throw new TurnSequenceError({ chatId: input.chatId, expectedSeq, actualSeq: input.seq });
       }
@@ -368,15 +370,17 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
       const run = async (): Promise<EngineEventOf<"turn-end">> => {
         let usage = emptyUsage;
         const signal = input.abortSignal;
-        const personMessage: ChatMessage = input.toolResults?.length
-          ? { seq: input.seq, role: "tool", parts: [...input.toolResults], createdAt: now() }
-          : {
-              seq: input.seq,
-              role: "user",
-              parts: [{ type: "text", text: input.text }, ...(input.attachments ?? [])],
-              createdAt: now(),
-            };
-        chat.messages.push(personMessage);
+        const personMessage: ChatMessage = retrying
+          ? (last as ChatMessage)
+          : input.toolResults?.length
+            ? { seq: input.seq, role: "tool", parts: [...input.toolResults], createdAt: now() }
+            : {
+                seq: input.seq,
+                role: "user",
+                parts: [{ type: "text", text: input.text }, ...(input.attachments ?? [])],
+                createdAt: now(),
+              };
+        if (!retrying) chat.messages.push(personMessage);
         send({ type: "turn-start", chatId, message: personMessage });
 
         const end = (status: EngineEventOf<"turn-end">["status"]): EngineEventOf<"turn-end"> => {

@@ -144,7 +144,15 @@ export interface FakeProvider {
    * provider id (default: the provider it plays), or any status and body. `via: "stream-error"` sends it
    * inside an OK stream (an SSE `error` event, an NDJSON `error` line) instead of as the response status.
    */
-  refuseNext(count?: number, refusal?: FakeRefusal, options?: { readonly via?: "status" | "stream-error" }): void;
+  refuseNext(
+    count?: number,
+    refusal?: FakeRefusal,
+    options?: {
+      readonly via?: "status" | "stream-error";
+      /** Only requests for these models are refused (say, the chat's, not the summariser's). Default: any. */
+      readonly models?: readonly string[];
+    },
+  ): void;
   /** Plays a failure on the next `count` requests of a kind (default: chat requests). */
   failNext(count: number, failure: FakeFailure, options?: { readonly on?: "chat" | "models" | "any" }): void;
   /** Replaces the reply. */
@@ -170,6 +178,8 @@ interface QueueEntry {
   remaining: number;
   readonly on: "chat" | "models" | "any";
   readonly action: QueuedAction;
+  /** Only chat requests for these models take the entry. */
+  readonly models?: readonly string[];
 }
 
 const defaultModels: readonly FakeModel[] = [{ id: "fake-model", window: 32_768 }];
@@ -302,16 +312,19 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
         setImmediate(resolve);
         return;
       }
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        resolve();
-      }, ms);
-      timers.add(timer);
-      res.once("close", () => {
+      const onClose = () => {
         clearTimeout(timer);
         timers.delete(timer);
         resolve();
-      });
+      };
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        // One listener per wait, removed when the wait ends: a long stream must not pile them up.
+        res.off("close", onClose);
+        resolve();
+      }, ms);
+      timers.add(timer);
+      res.once("close", onClose);
     });
 
   function corsHeaders(req: IncomingMessage): Record<string, string> {
@@ -389,8 +402,12 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
     }
   }
 
-  function takeQueued(kind: FakeRecordedRequest["kind"]): QueuedAction | undefined {
-    const entry = queue.find((item) => item.on === "any" || item.on === kind);
+  function takeQueued(kind: FakeRecordedRequest["kind"], model: string | undefined): QueuedAction | undefined {
+    const entry = queue.find(
+      (item) =>
+        (item.on === "any" || item.on === kind) &&
+        (item.models === undefined || (model !== undefined && item.models.includes(model))),
+    );
     if (!entry) return undefined;
     entry.remaining -= 1;
     if (entry.remaining <= 0) queue = queue.filter((item) => item !== entry);
@@ -673,7 +690,7 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
       if (chatRequest) await handleChat(req, res, chatRequest);
       else handleModels(req, res, route, url, body);
     };
-    const action = takeQueued(kind);
+    const action = takeQueued(kind, model);
     if (!action) {
       await normal();
       return;
@@ -727,6 +744,7 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
         remaining: count,
         on: "chat",
         action: { type: "refusal", status, body, via: refuseOptions.via ?? "status" },
+        ...(refuseOptions.models ? { models: refuseOptions.models } : {}),
       });
     },
     failNext(count, failure, failOptions = {}) {

@@ -37,7 +37,7 @@ describe("buildHandoff", () => {
   });
 
   it("given one message longer than the limit, should carry its end", () => {
-    const giant = chatLogFrom([["x".repeat(100) + "END", "ok"]]);
+    const giant = chatLogFrom([[`${"x".repeat(100)}END`, "ok"]]);
     const handoff = buildHandoff(giant.slice(0, 1), "s", { maxChars: 50 });
     expect(handoff.text.endsWith("END")).toBe(true);
     expect(handoff.summaryCarried).toBe(true);

@@ -16,6 +16,8 @@ export interface SummaryState {
   readonly text: string;
   /** The model that wrote it; null when the turns were dropped without a summary. */
   readonly model: string | null;
+  /** That model's display name, when the engine knows it. */
+  readonly modelName?: string;
   /** The log position of the first kept message: everything before it is folded. */
   readonly firstKeptSeq: number;
   readonly reason: CompactionReason;

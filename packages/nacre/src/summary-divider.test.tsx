@@ -43,6 +43,15 @@ describe("SummaryDivider", () => {
     });
   });
 
+  describe("given a summary whose writer's display name the engine knows", () => {
+    it("should name the writer by that name", async () => {
+      const user = userEvent.setup();
+      render(<SummaryDividerRoot summary={{ ...summary, modelName: "Mock Small" }} model="Mock Large" />);
+      await user.click(screen.getByRole("button"));
+      expect(screen.getByText("Written by Mock Small")).toBeInTheDocument();
+    });
+  });
+
   describe("when the line is clicked, or reached with Tab and opened with Enter or Space", () => {
     it("should open to the summary, rendered as text, and close again", async () => {
       const user = userEvent.setup();

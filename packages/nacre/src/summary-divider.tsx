@@ -156,7 +156,9 @@ export const SummaryDividerContent = forwardRef<HTMLDivElement, SummaryDividerCo
                 <PlainText text={summary.text || messages.summaryDividerNoSummary} />
               </div>
               {summary.model && summary.text ? (
-                <p data-nacre-summary-divider-writer="">{messages.summaryDividerWrittenBy({ model: summary.model })}</p>
+                <p data-nacre-summary-divider-writer="">
+                  {messages.summaryDividerWrittenBy({ model: summary.modelName ?? summary.model })}
+                </p>
               ) : null}
             </>
           ) : null)}

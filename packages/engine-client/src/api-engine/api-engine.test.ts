@@ -49,7 +49,10 @@ async function setup(options: Setup) {
   const server = await startFakeProvider({
     dialect: options.dialect ?? "openai",
     row: options.row ?? "openrouter",
-    models: [...options.models, { id: "cheap", window: options.cheapWindow ?? 128_000 }],
+    models: [
+      ...options.models,
+      { id: "cheap", window: options.cheapWindow ?? 128_000, displayName: "Cheap Summariser" },
+    ],
     countTokens: (text) => countTokens(text),
     reply: script.reply,
     ...(options.chunkDelayMs ? { chunkDelayMs: options.chunkDelayMs } : {}),
@@ -440,6 +443,7 @@ describe("createApiEngine", () => {
         firstKeptSeq: 10,
         reason: "manual",
         model: "cheap",
+        modelName: "Cheap Summariser",
       });
       expect(result.status === "compacted" && result.summary.text).toContain("Kept as asked: the question numbers");
       expect(seen.map((event) => event.type)).toEqual(["compacting", "compacted"]);

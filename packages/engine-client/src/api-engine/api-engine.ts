@@ -374,9 +374,11 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     });
     let text = rt.summary?.text ?? "";
     let writer: string | null = rt.summary?.model ?? null;
+    let writerName: string | undefined = rt.summary?.modelName;
     if (result.status === "summarised") {
       text = result.text;
       writer = result.model;
+      writerName = (await listModels()).find((candidate) => candidate.id === result.model)?.displayName;
     } else {
       const why = result.attempts.map((attempt) => `${attempt.model}: ${attempt.rejection}`).join(", ");
       const note = addNote(
@@ -390,6 +392,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     const summary: SummaryState = {
       text,
       model: writer,
+      ...(writerName ? { modelName: writerName } : {}),
       firstKeptSeq: planned.firstKeptSeq,
       reason,
       before: planned.before,

@@ -71,6 +71,8 @@ export interface MockEngineScript {
   readonly models?: readonly ModelInfo[];
   /** The model named as a summary's writer. Default `mock-small`. */
   readonly summaryModel?: string;
+  /** Its display name. Default `Mock Small` for the default writer, else none. */
+  readonly summaryModelName?: string;
   /** Chats present from the start, by id. */
   readonly chats?: Readonly<Record<string, MockChatSeed>>;
   /** A function, one result (every call), or an array consumed per call (then the default reply). */
@@ -182,6 +184,7 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
   const now = script.now ?? Date.now;
   const model = script.model ?? defaultModel;
   const summaryModel = script.summaryModel ?? "mock-small";
+  const summaryModelName = script.summaryModelName ?? (script.summaryModel === undefined ? "Mock Small" : undefined);
   const chunkSize = Math.max(1, script.chunkSize ?? 12);
   const delayMs = script.delayMs ?? 0;
   const compactionDelayMs = script.compactionDelayMs ?? 0;
@@ -271,6 +274,7 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
     const summary: SummaryState = {
       text,
       model: summaryModel,
+      ...(summaryModelName ? { modelName: summaryModelName } : {}),
       firstKeptSeq,
       reason,
       before,
@@ -404,7 +408,9 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
               send({ type: "compacting", chatId, reason });
               await delay(compactionDelayMs, signal);
               const summary = fold(chatId, chat, firstKeptSeq, reason, turn.compaction.summary) as SummaryState;
-              chat.summary = { ...summary, model: turn.compaction.model ?? summaryModel };
+              const writer = turn.compaction.model ?? summaryModel;
+              const { modelName: _defaultName, ...rest } = summary;
+              chat.summary = writer === summaryModel ? summary : { ...rest, model: writer };
               send({ type: "compacted", chatId, ...chat.summary });
             } else {
               send({ type: "compaction-skipped", chatId, reason, why: "nothing-to-fold" });

@@ -555,6 +555,32 @@ describe("createApiEngine", () => {
       expect((await again.sendTurn({ chatId: "a", seq: 2, text: "Go on" }).done).status).toBe("done");
     });
 
+    it("given a turn aborted while its fold is summarising, should end the turn aborted with the fold not applied", async () => {
+      const { engine, store, provider } = await setup({
+        models: [{ id: "chat", window: 8_000 }],
+        model: "chat",
+        chunkDelayMs: 10,
+      });
+      await store.appendLog("f", history);
+      const controller = new AbortController();
+      const events: EngineEvent[] = [];
+      const stream = engine.sendTurn({
+        chatId: "f",
+        seq: history.length,
+        text: "Go on",
+        abortSignal: controller.signal,
+      });
+      for await (const event of stream) {
+        events.push(event);
+        if (event.type === "compacting") setTimeout(() => controller.abort(), 20);
+      }
+      expect((await stream.done).status).toBe("aborted");
+      expect(events.map((event) => event.type)).toEqual(["turn-start", "compacting", "compaction-skipped", "turn-end"]);
+      const chat = await createApiEngine({ provider, model: "chat", store }).loadChat("f");
+      expect(chat.summary).toBeNull();
+      expect(chat.messages.at(-1)).toMatchObject({ seq: history.length, role: "user" });
+    });
+
     it("given an abort in the middle of a summary, should leave the chat unfolded and consistent", async () => {
       const { engine, store, provider } = await setup({
         models: [{ id: "chat", window: 128_000 }],
@@ -564,8 +590,11 @@ describe("createApiEngine", () => {
       await store.appendLog("s", history.slice(0, 8));
       const controller = new AbortController();
       const compacting = engine.capabilities.context.compact("s", { abortSignal: controller.signal });
+      const seen: EngineEvent[] = [];
+      engine.subscribe((event) => seen.push(event));
       setTimeout(() => controller.abort(), 30);
       expect(await compacting).toEqual({ status: "aborted" });
+      expect(seen.map((event) => event.type)).toEqual(["compacting", "compaction-skipped"]);
       const chat = await createApiEngine({ provider, model: "chat", store }).loadChat("s");
       expect(chat.summary).toBeNull();
       expect(chat.messages).toHaveLength(8);

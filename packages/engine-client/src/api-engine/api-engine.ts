@@ -362,16 +362,23 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     send: (event: EngineEvent) => void,
   ): Promise<Usage> {
     send({ type: "compacting", chatId: rt.chatId, reason });
-    const result = await summariseFolded({
-      provider,
-      chatModel: size.modelId,
-      models: await listModels(),
-      folded: planned.folded,
-      previousSummary: rt.summary?.text ?? null,
-      ...(keep ? { keep } : {}),
-      budget: size.budget.budget,
-      ...(abortSignal ? { abortSignal } : {}),
-    });
+    let result: Awaited<ReturnType<typeof summariseFolded>>;
+    try {
+      result = await summariseFolded({
+        provider,
+        chatModel: size.modelId,
+        models: await listModels(),
+        folded: planned.folded,
+        previousSummary: rt.summary?.text ?? null,
+        ...(keep ? { keep } : {}),
+        budget: size.budget.budget,
+        ...(abortSignal ? { abortSignal } : {}),
+      });
+    } catch (error) {
+      // The fold is not applied; say so, so that no "Summarising…" is left standing.
+      if (isAbortError(error)) send({ type: "compaction-skipped", chatId: rt.chatId, reason, why: "aborted" });
+      throw error;
+    }
     let text = rt.summary?.text ?? "";
     let writer: string | null = rt.summary?.model ?? null;
     let writerName: string | undefined = rt.summary?.modelName;
@@ -774,7 +781,6 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
           rt.usage = addUsage(rt.usage, used);
         } catch (error) {
           if (!isAbortError(error)) throw error;
-          emit({ type: "compaction-skipped", chatId, reason: "manual", why: "aborted" });
           return { status: "aborted" };
         }
         return { status: "compacted", summary: rt.summary as SummaryState };

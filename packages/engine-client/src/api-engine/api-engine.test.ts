@@ -616,6 +616,18 @@ describe("createApiEngine", () => {
     await first.done;
   });
 
+  it("given a model list that fails, should answer with the default window and not ask again at once", async () => {
+    const { engine, server, script } = await setup({ models: [{ id: "chat", window: 32_000 }], model: "chat" });
+    server.failNext(1, "http-500", { on: "models" });
+    script.queue.push({ text: "Answered anyway." });
+    expect((await engine.sendTurn({ chatId: "l", seq: 0, text: "Hi" }).done).status).toBe("done");
+    expect((await engine.loadChat("l")).contextUsage?.window).toBe(128_000);
+    const listRequests = server.requests.filter((request) => request.kind === "models").length;
+    script.queue.push({ text: "Again." });
+    await engine.sendTurn({ chatId: "l", seq: 2, text: "Again" }).done;
+    expect(server.requests.filter((request) => request.kind === "models").length).toBe(listRequests);
+  });
+
   it("should offer the models of the list, for a switch", async () => {
     const { engine } = await setup({
       models: [

@@ -106,6 +106,10 @@ interface EngineFileFields {
 }
 
 const healthNotesKept = 50;
+/** How long a model list may take before the turn goes on with default windows. */
+const modelListTimeoutMs = 20_000;
+/** How long after a failed model list it is asked for again. */
+const modelListRetryMs = 60_000;
 
 function nextSeq(log: readonly ChatMessage[]): number {
   return (log.at(-1)?.seq ?? -1) + 1;
@@ -140,13 +144,17 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     }
   }
 
+  let listFailedAt = Number.NEGATIVE_INFINITY;
   async function listModels(): Promise<readonly ModelInfo[]> {
     if (models !== null) return models;
+    // A provider that could not list its models is asked again after a minute, not before every turn.
+    if (now() - listFailedAt < modelListRetryMs) return [];
     try {
-      models = await provider.listModels();
+      models = await provider.listModels({ timeoutMs: modelListTimeoutMs });
     } catch (error) {
       if (isAbortError(error)) throw error;
-      // Unknown windows fall back to the defaults; the list is asked for again next time.
+      // Unknown windows fall back to the defaults meanwhile.
+      listFailedAt = now();
       return [];
     }
     return models;

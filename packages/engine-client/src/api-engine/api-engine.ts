@@ -21,7 +21,15 @@ import type {
 import { assertSafeChatId, ChatBusyError, isAbortError, TurnSequenceError } from "../errors.js";
 import type { CompactionReason, EngineEvent, EngineEventOf, HealthNote, SummaryState } from "../events.js";
 import { initialLearningState, type Learner, type LearningState, learnBeforeFold } from "../learning/learner.js";
-import { addUsage, type ChatMessage, emptyUsage, type MessagePart, type ModelInfo, type Usage } from "../messages.js";
+import {
+  addUsage,
+  type ChatMessage,
+  emptyUsage,
+  type MessagePart,
+  type ModelInfo,
+  messageText,
+  type Usage,
+} from "../messages.js";
 import { defaultProblemTitle, type TurnProblem } from "../problems.js";
 import type { FinishReason, ProviderAdapter, ToolDefinition } from "../providers/provider-adapter.js";
 import { ProviderCallError } from "../providers/provider-call-error.js";
@@ -115,10 +123,6 @@ function nextSeq(log: readonly ChatMessage[]): number {
   return (log.at(-1)?.seq ?? -1) + 1;
 }
 
-function personText(message: ChatMessage): string {
-  return message.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
-}
-
 /**
  * The engine that keeps the transcript for a model API (ADR 0055): every turn it fits the chat into the
  * model's real window, folds whole turns from the front into a summary written by the cheapest model,
@@ -129,6 +133,8 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
   const now = options.now ?? Date.now;
   const listeners = new Set<EngineListener>();
   const chats = new Map<string, Promise<ChatRuntime>>();
+  /** Chats with a turn running: a second turn is refused at once. */
+  const busyChats = new Set<string>();
   let model = options.model;
   let models: readonly ModelInfo[] | null = options.models ?? null;
   let noteCounter = 0;
@@ -282,16 +288,17 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
       origin: rt.origin,
       problem: rt.problem,
     };
+    // The engine's own fields ride on `previous`, which buildTranscriptFile carries over.
     const file = buildTranscriptFile({
       id: rt.chatId,
       kept,
-      previous: rt.file ? { ...rt.file, ...fields } : (fields as Partial<TranscriptFile> as TranscriptFile),
+      previous: { ...rt.file, ...fields } as TranscriptFile,
       model,
       updatedAt: now(),
       ...(rt.summary ? { summary: rt.summary } : {}),
       ...(rt.factor ? { factor: rt.factor.factor } : {}),
     });
-    await store.writeTranscript(rt.chatId, { ...file, ...fields });
+    await store.writeTranscript(rt.chatId, file);
     rt.file = file;
   }
 
@@ -310,6 +317,20 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     readonly budget: Budget;
   }
 
+  // The system prompt and the tool list never change: estimate them once per tokenizer family.
+  const fixedTokensByFamily = new Map<string | undefined, { systemTokens: number; toolTokens: number }>();
+  function fixedTokens(family: string | undefined): { systemTokens: number; toolTokens: number } {
+    let fixed = fixedTokensByFamily.get(family);
+    if (!fixed) {
+      fixed = {
+        systemTokens: options.systemPrompt ? estimateTokens(options.systemPrompt, family) : 0,
+        toolTokens: options.tools?.length ? estimateTokens(JSON.stringify(options.tools), family) : 0,
+      };
+      fixedTokensByFamily.set(family, fixed);
+    }
+    return fixed;
+  }
+
   async function sizing(rt: ChatRuntime): Promise<Sizing> {
     const list = await listModels();
     const info = modelInfo(list, model);
@@ -317,8 +338,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     const remembered = provider.windows.get(provider.provider, model);
     const { window } = resolveWindow({ model: info, remembered: remembered ?? null, local: provider.local });
     const factor = factorForModel(rt.factor, model);
-    const systemTokens = options.systemPrompt ? estimateTokens(options.systemPrompt, family) : 0;
-    const toolTokens = options.tools?.length ? estimateTokens(JSON.stringify(options.tools), family) : 0;
+    const { systemTokens, toolTokens } = fixedTokens(family);
     const answerRoom = rt.answerRooms[model];
     const budget = computeBudget({
       window,
@@ -341,6 +361,26 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
       factor: size.factor,
       cache: rt.cache,
     });
+  }
+
+  /**
+   * Plans the next request and applies it: folds (summarising) when the plan folds, else keeps its state
+   * (a new text limit). Returns the plan and the summariser's usage.
+   */
+  async function planAndFold(
+    rt: ChatRuntime,
+    size: Sizing,
+    mode: FoldMode,
+    abortSignal: AbortSignal | undefined,
+    send: (event: EngineEvent) => void,
+  ): Promise<{ planned: FoldPlan; usage: Usage }> {
+    const planned = plan(rt, size, mode);
+    const reason = mode === "heal" ? "too-long" : planned.reason;
+    if (!planned.fold || reason === null) {
+      rt.fold = planned.state;
+      return { planned, usage: emptyUsage };
+    }
+    return { planned, usage: await applyFold(rt, planned, size, reason, undefined, abortSignal, send) };
   }
 
   function usageOf(size: Sizing, planned: FoldPlan): ContextUsage {
@@ -533,8 +573,8 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     let finish: FinishReason | null = null;
     let keptForFile: readonly ChatMessage[] = keptFromLog(rt);
     // The person's message for a "new chat" next step: the text of the turn's opening person message.
-    const turnOpening = [...rt.log].reverse().find((message) => message.role === "user");
-    const carriedMessage = turnOpening ? personText(turnOpening) : input.text;
+    const turnOpening = rt.log.findLast((message) => message.role === "user");
+    const carriedMessage = turnOpening ? messageText(turnOpening) : input.text;
 
     const end = async (status: EngineEventOf<"turn-end">["status"]): Promise<EngineEventOf<"turn-end">> => {
       rt.usage = addUsage(rt.usage, usage);
@@ -578,12 +618,8 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
           ),
         );
       }
-      let planned = plan(rt, size, "auto");
-      if (planned.fold && planned.reason) {
-        usage = addUsage(usage, await applyFold(rt, planned, size, planned.reason, undefined, signal, send));
-      } else {
-        rt.fold = planned.state;
-      }
+      let { planned, usage: foldUsage } = await planAndFold(rt, size, "auto", signal, send);
+      usage = addUsage(usage, foldUsage);
 
       let healed = false;
       let healedWindow: number | null = null;
@@ -714,12 +750,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
               rt.answerRooms[size.modelId] = lowered;
               size = await sizing(rt);
             }
-            planned = plan(rt, size, "auto");
-            if (planned.fold && planned.reason) {
-              usage = addUsage(usage, await applyFold(rt, planned, size, planned.reason, undefined, signal, send));
-            } else {
-              rt.fold = planned.state;
-            }
+            ({ planned, usage: foldUsage } = await planAndFold(rt, size, "auto", signal, send));
           } else {
             size = await sizing(rt);
             if (refusal.inputTokens !== undefined && refusal.window === undefined) {
@@ -730,13 +761,9 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
               };
               size = await sizing(rt);
             }
-            planned = plan(rt, size, "heal");
-            if (planned.fold) {
-              usage = addUsage(usage, await applyFold(rt, planned, size, "too-long", undefined, signal, send));
-            } else {
-              rt.fold = planned.state;
-            }
+            ({ planned, usage: foldUsage } = await planAndFold(rt, size, "heal", signal, send));
           }
+          usage = addUsage(usage, foldUsage);
           healedWindow = refusal.window ?? null;
         }
       }
@@ -872,6 +899,5 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
       };
     },
   };
-  const busyChats = new Set<string>();
   return engine;
 }

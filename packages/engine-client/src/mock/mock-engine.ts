@@ -258,23 +258,23 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
 
   /** Folds everything before `firstKeptSeq`; returns null when that folds nothing new. */
   function fold(
-    chatId: string,
     chat: MockChat,
     firstKeptSeq: number,
     reason: CompactionReason,
-    summaryText: string | null,
+    written: { readonly text?: string; readonly keep?: string; readonly writer?: string } = {},
   ): SummaryState | null {
     const previousFirst = chat.summary?.firstKeptSeq ?? 0;
     if (firstKeptSeq <= previousFirst) return null;
     const before = sizeOf(keptMessages(chat), chat.summary?.text ?? null);
     const folded = chat.messages.filter((message) => message.seq >= previousFirst && message.seq < firstKeptSeq);
-    const text = summaryText ?? summarise(folded, chat.summary?.text ?? null);
+    const text = written.text ?? summarise(folded, chat.summary?.text ?? null, written.keep);
+    const writer = written.writer ?? summaryModel;
     const kept = chat.messages.filter((message) => message.seq >= firstKeptSeq);
     const foldedSize = sizeOf(folded, null);
     const summary: SummaryState = {
       text,
-      model: summaryModel,
-      ...(summaryModelName ? { modelName: summaryModelName } : {}),
+      model: writer,
+      ...(summaryModelName && writer === summaryModel ? { modelName: summaryModelName } : {}),
       firstKeptSeq,
       reason,
       before,
@@ -286,7 +286,6 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
       at: now(),
     };
     chat.summary = summary;
-    void chatId;
     return summary;
   }
 
@@ -309,9 +308,12 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
         emit({ type: "compaction-skipped", chatId, reason: "manual", why: "aborted" });
         return { status: "aborted" };
       }
-      const folded = chat.messages.filter((message) => message.seq >= previousFirst && message.seq < newest);
-      const text = summarise(folded, chat.summary?.text ?? null, options.keep);
-      const summary = fold(chatId, chat, newest, "manual", text) as SummaryState;
+      const summary = fold(
+        chat,
+        newest,
+        "manual",
+        options.keep !== undefined ? { keep: options.keep } : {},
+      ) as SummaryState;
       emit({ type: "compacted", chatId, ...summary });
       return { status: "compacted", summary };
     },
@@ -407,11 +409,11 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
             if (firstKeptSeq > (chat.summary?.firstKeptSeq ?? 0)) {
               send({ type: "compacting", chatId, reason });
               await delay(compactionDelayMs, signal);
-              const summary = fold(chatId, chat, firstKeptSeq, reason, turn.compaction.summary) as SummaryState;
-              const writer = turn.compaction.model ?? summaryModel;
-              const { modelName: _defaultName, ...rest } = summary;
-              chat.summary = writer === summaryModel ? summary : { ...rest, model: writer };
-              send({ type: "compacted", chatId, ...chat.summary });
+              const summary = fold(chat, firstKeptSeq, reason, {
+                text: turn.compaction.summary,
+                ...(turn.compaction.model ? { writer: turn.compaction.model } : {}),
+              }) as SummaryState;
+              send({ type: "compacted", chatId, ...summary });
             } else {
               send({ type: "compaction-skipped", chatId, reason, why: "nothing-to-fold" });
             }

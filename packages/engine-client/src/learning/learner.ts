@@ -1,5 +1,4 @@
-import { isAbortError } from "../errors.js";
-import type { ChatMessage } from "../messages.js";
+import { type ChatMessage, messageText } from "../messages.js";
 
 /** The person's own words from one message of the log. */
 export interface PersonWords {
@@ -24,7 +23,8 @@ export interface LearnerReview {
 /** How a review ended. Only `reviewed` marks the words as read. */
 export type LearnerOutcome =
   | {
-      readonly status: "reviewed" /** How many memories were proposed (saved or waiting). */;
+      readonly status: "reviewed";
+      /** How many memories were proposed (saved or waiting). */
       readonly proposals: number;
     }
   | { readonly status: "no-model" }
@@ -50,10 +50,7 @@ export function personWordsBetween(log: readonly ChatMessage[], fromSeq: number,
   const words: PersonWords[] = [];
   for (const message of log) {
     if (message.seq < fromSeq || message.seq >= untilSeq || message.role !== "user") continue;
-    const text = message.parts
-      .flatMap((part) => (part.type === "text" ? [part.text] : []))
-      .join("\n")
-      .trim();
+    const text = messageText(message).trim();
     if (text !== "") words.push({ seq: message.seq, text });
   }
   return words;
@@ -97,8 +94,9 @@ export async function learnBeforeFold(options: LearnBeforeFoldOptions): Promise<
   if (options.origin === "routine" || options.origin === "group") {
     return { state, outcome: { status: "skipped", why: "origin" } };
   }
+  // Empty too when `untilSeq` is not past `readUntil`: the range holds no seq.
   const words = personWordsBetween(options.log, state.readUntil, options.untilSeq);
-  if (words.length === 0 || options.untilSeq <= state.readUntil) {
+  if (words.length === 0) {
     return { state, outcome: { status: "skipped", why: "nothing-new" } };
   }
   let outcome: LearnerOutcome;
@@ -112,7 +110,6 @@ export async function learnBeforeFold(options: LearnBeforeFoldOptions): Promise<
       ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
     });
   } catch (error) {
-    if (isAbortError(error)) return { state, outcome: { status: "failed", error } };
     return { state, outcome: { status: "failed", error } };
   }
   if (outcome.status !== "reviewed") return { state, outcome };

@@ -8,11 +8,15 @@ function shorten(text: string, max: number): string {
   return `${text.slice(0, max)}…`;
 }
 
+function speaker(role: ChatMessage["role"]): string {
+  return role === "user" ? "Person" : role === "assistant" ? "Assistant" : "Tool result";
+}
+
 function partLine(role: ChatMessage["role"], part: MessagePart): string | null {
   switch (part.type) {
     case "text":
       if (part.text.trim() === "") return null;
-      return `${role === "user" ? "Person" : role === "assistant" ? "Assistant" : "Tool result"}: ${part.text}`;
+      return `${speaker(role)}: ${part.text}`;
     case "thinking":
       // The model's reasoning is never summarised: it is not what was said, and may be encrypted.
       return null;
@@ -21,7 +25,7 @@ function partLine(role: ChatMessage["role"], part: MessagePart): string | null {
     case "tool-result":
       return `Tool result${part.name ? ` (${part.name})` : ""}${part.isError ? " [error]" : ""}: ${part.text}`;
     case "picture":
-      return `${role === "user" ? "Person" : role === "assistant" ? "Assistant" : "Tool result"}: [picture: ${part.name}]`;
+      return `${speaker(role)}: [picture: ${part.name}]`;
     default:
       return part satisfies never;
   }

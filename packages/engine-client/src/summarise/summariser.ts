@@ -153,15 +153,14 @@ async function askOnce(
   model: string,
   prompt: string,
   echoSource: string,
-  limitTokens: number,
+  maxOutputTokens: number,
   abortSignal: AbortSignal | undefined,
 ): Promise<PieceReply> {
   const request: ChatRequest = {
     model,
     system: systemPrompt,
     messages: [{ seq: 0, role: "user", parts: [{ type: "text", text: prompt }] }],
-    // Room past the stated limit, so a summary that runs a little long is not cut off mid-sentence.
-    maxOutputTokens: Math.ceil(limitTokens * 1.5) + 64,
+    maxOutputTokens,
     ...(abortSignal ? { abortSignal } : {}),
   };
   let text = "";
@@ -235,6 +234,13 @@ export async function summariseFolded(options: SummariseOptions): Promise<Summar
   const lines = redactSecrets(toPlainLines(options.folded));
   const keep = options.keep ? redactSecrets(options.keep) : undefined;
   const startingSummary = options.previousSummary ? redactSecrets(options.previousSummary) : null;
+  const promptFor = (piece: string, previousSummary: string | null) =>
+    buildSummaryPrompt({ lines: piece, previousSummary, ...(keep ? { keep } : {}), limitTokens });
+  // Room past the stated limit, so a summary that runs a little long is not cut off mid-sentence.
+  const answerRoom = Math.ceil(limitTokens * 1.5) + 64;
+  // Pieces are sized against the largest summary they will be folded into: the one so far, or a full-length one.
+  const fullLength = "word ".repeat(limitTokens);
+  const largestSummary = startingSummary && startingSummary.length > fullLength.length ? startingSummary : fullLength;
   const attempts: SummaryAttempt[] = [];
   let usage = emptyUsage;
   let requests = 0;
@@ -243,38 +249,16 @@ export async function summariseFolded(options: SummariseOptions): Promise<Summar
     model: string,
   ): Promise<{ status: "summarised"; text: string } | { status: "failed"; attempt: SummaryAttempt; tooLong: boolean }> {
     const window = summariserWindow(options.provider, model, options.models);
-    const answerRoom = Math.ceil(limitTokens * 1.5) + 64;
-    const promptRoom = Math.floor(window * 0.9) - answerRoom;
-    const fits = (piece: string, summary: string | null) =>
-      estimateTokens(systemPrompt) +
-        estimateTokens(
-          buildSummaryPrompt({ lines: piece, previousSummary: summary, ...(keep ? { keep } : {}), limitTokens }),
-        ) <=
-      promptRoom;
-    // Size pieces against the largest summary they will be folded into: the one so far, or a full-length one.
-    const fullLength = "word ".repeat(limitTokens);
-    const largestSummary = startingSummary && startingSummary.length > fullLength.length ? startingSummary : fullLength;
-    const pieces =
-      lines === ""
-        ? [""]
-        : piecesFor(lines, options.pieceChars ?? summaryPieceChars, (piece) => fits(piece, largestSummary));
+    const promptRoom = Math.floor(window * 0.9) - answerRoom - estimateTokens(systemPrompt);
+    const fits = (piece: string) => estimateTokens(promptFor(piece, largestSummary)) <= promptRoom;
+    const pieces = lines === "" ? [""] : piecesFor(lines, options.pieceChars ?? summaryPieceChars, fits);
     let summary = startingSummary;
     for (const piece of pieces) {
-      const prompt = buildSummaryPrompt({
-        lines: piece,
-        previousSummary: summary,
-        ...(keep ? { keep } : {}),
-        limitTokens,
-      });
+      const prompt = promptFor(piece, summary);
       // Carrying the summary so far over word for word is fine; copying the instructions or the lines back is not.
-      const echoSource = buildSummaryPrompt({
-        lines: piece,
-        previousSummary: null,
-        ...(keep ? { keep } : {}),
-        limitTokens,
-      });
+      const echoSource = promptFor(piece, null);
       requests += 1;
-      const reply = await askOnce(options.provider, model, prompt, echoSource, limitTokens, options.abortSignal);
+      const reply = await askOnce(options.provider, model, prompt, echoSource, answerRoom, options.abortSignal);
       usage = addUsage(usage, reply.usage);
       if (reply.rejection !== null) {
         return {

@@ -1,12 +1,9 @@
-import { EngineClientError } from "../errors.js";
+import { EngineClientError, markerFor } from "../errors.js";
 
 /**
  * Errors of the chat stores. They follow `../errors.ts`: a marker symbol from the global registry per class,
  * so `isInstance` works across bundles where `instanceof` would not. Never match on `message`.
  */
-function markerFor(name: string): symbol {
-  return Symbol.for(`conch.engine-client.error.${name}`);
-}
 
 const transcriptCorruptSymbol = markerFor("TranscriptCorruptError");
 /**
@@ -115,6 +112,26 @@ export class ChatLogCorruptError extends EngineClientError {
       (error as unknown as Record<symbol, unknown>)[chatLogCorruptSymbol] === true
     );
   }
+}
+
+/**
+ * A complete log line (for IndexedDB: record) that is not the message at its place: nothing is changed, and the
+ * `line - 1` messages before it are complete.
+ */
+export function unreadableLogLine(options: {
+  chatId: string;
+  location: string;
+  line: number;
+  reason: string;
+  cause?: unknown;
+}): ChatLogCorruptError {
+  return new ChatLogCorruptError({
+    ...options,
+    keptAt: options.location,
+    torn: false,
+    repaired: false,
+    keptMessages: options.line - 1,
+  });
 }
 
 const readSymbol = markerFor("ChatStoreReadError");

@@ -5,7 +5,7 @@ import { assertSafeChatId } from "../errors.js";
 import type { ChatMessage } from "../messages.js";
 import { createChatQueue } from "./chat-queue.js";
 import type { ChatStore } from "./chat-store.js";
-import { ChatLogCorruptError, ChatStoreReadError, TranscriptCorruptError } from "./errors.js";
+import { ChatLogCorruptError, ChatStoreReadError, TranscriptCorruptError, unreadableLogLine } from "./errors.js";
 import {
   checkLogMessages,
   checkLogSequence,
@@ -77,7 +77,7 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
       text = new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, completeLength));
     } catch (cause) {
       const line = firstBadUtf8Line(bytes.subarray(0, completeLength));
-      throw invalidLog(chatId, path, line, line - 1, "the line is not UTF-8", cause);
+      throw unreadableLogLine({ chatId, location: path, line, reason: "the line is not UTF-8", cause });
     }
     const lines = text.length === 0 ? [] : text.slice(0, -1).split("\n");
     for (const [index, line] of lines.entries()) {
@@ -85,10 +85,18 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
       try {
         value = JSON.parse(line);
       } catch (cause) {
-        throw invalidLog(chatId, path, index + 1, messages.length, "the line is not JSON", cause);
+        throw unreadableLogLine({ chatId, location: path, line: index + 1, reason: "the line is not JSON", cause });
       }
       const decoded = decodeLogMessage(value, index);
-      if (!decoded.ok) throw invalidLog(chatId, path, index + 1, messages.length, decoded.reason, decoded.cause);
+      if (!decoded.ok) {
+        throw unreadableLogLine({
+          chatId,
+          location: path,
+          line: index + 1,
+          reason: decoded.reason,
+          cause: decoded.cause,
+        });
+      }
       messages.push(decoded.message);
     }
     if (completeLength < bytes.length) {
@@ -279,27 +287,6 @@ async function syncFolder(folder: string): Promise<void> {
 
 function asidePath(path: string, kind: "corrupt" | "torn"): string {
   return `${path}.${kind}-${Date.now()}-${randomBytes(3).toString("hex")}`;
-}
-
-function invalidLog(
-  chatId: string,
-  path: string,
-  line: number,
-  keptMessages: number,
-  reason: string,
-  cause: unknown,
-): ChatLogCorruptError {
-  return new ChatLogCorruptError({
-    chatId,
-    location: path,
-    keptAt: path,
-    line,
-    torn: false,
-    repaired: false,
-    keptMessages,
-    reason,
-    cause,
-  });
 }
 
 /** The 1-based line holding the first byte sequence that is not UTF-8. */

@@ -1,8 +1,9 @@
+import { utf8Length } from "../context/estimate.js";
 import { assertSafeChatId, EngineClientError } from "../errors.js";
 import type { ChatMessage } from "../messages.js";
-import { createChatQueue, utf8ByteLength } from "./chat-queue.js";
+import { createChatQueue } from "./chat-queue.js";
 import type { ChatStore } from "./chat-store.js";
-import { ChatLogCorruptError, ChatStoreReadError, TranscriptCorruptError } from "./errors.js";
+import { ChatStoreReadError, TranscriptCorruptError, unreadableLogLine } from "./errors.js";
 import {
   checkLogMessages,
   checkLogSequence,
@@ -98,14 +99,10 @@ export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}
         for (const [index, value] of values.entries()) {
           const decoded = decodeLogMessage(value, index);
           if (!decoded.ok) {
-            throw new ChatLogCorruptError({
+            throw unreadableLogLine({
               chatId,
               location: where,
-              keptAt: where,
               line: index + 1,
-              torn: false,
-              repaired: false,
-              keptMessages: index,
               reason: decoded.reason,
               cause: decoded.cause,
             });
@@ -203,7 +200,7 @@ export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}
         const raw: unknown = await requestResult(
           db.transaction(stores.transcripts, "readonly").objectStore(stores.transcripts).get(chatId),
         );
-        return typeof raw === "string" ? utf8ByteLength(raw) : 0;
+        return typeof raw === "string" ? utf8Length(raw) : 0;
       });
     },
   };

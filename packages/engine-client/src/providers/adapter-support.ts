@@ -66,6 +66,21 @@ export function resolveWindows(settings: ProviderSettings): RememberedWindows {
   return settings.rememberedWindows ?? createRememberedWindows();
 }
 
+/**
+ * A tool call's arguments as an object, for providers that take an object rather than JSON text (Anthropic,
+ * Gemini, Ollama): `{}` when the model wrote something that is not a JSON object.
+ */
+export function toolArgumentsObject(argumentsText: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(argumentsText);
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {
+    // Not JSON: sent as an empty object.
+  }
+  return {};
+}
+
 /** A positive whole number, or undefined (lists carry nulls, zeros and placeholders). */
 export function positiveWindow(value: number | null | undefined): number | undefined {
   return typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : undefined;

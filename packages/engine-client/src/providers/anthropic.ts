@@ -12,7 +12,6 @@ import {
 } from "./adapter-support.js";
 import { convertToAnthropicMessages, convertToAnthropicTools } from "./convert-to-anthropic-messages.js";
 import { createTransport, joinURL, type OpenCall, openCall, parseJsonOrFail, readSse } from "./http.js";
-import { malformedProblem } from "./map-provider-problem.js";
 import type {
   ChatRequest,
   FinishReason,
@@ -20,7 +19,6 @@ import type {
   ProviderSettings,
   ProviderStreamPart,
 } from "./provider-adapter.js";
-import { ProviderCallError } from "./provider-call-error.js";
 
 /** Settings of the Anthropic adapter. */
 export interface AnthropicSettings extends ProviderSettings {
@@ -92,7 +90,7 @@ export function mapAnthropicStopReason(reason: string | null | undefined): Finis
   }
 }
 
-async function* streamAnthropicEvents(call: OpenCall, model: string): AsyncGenerator<ProviderStreamPart> {
+async function* streamAnthropicEvents(call: OpenCall): AsyncGenerator<ProviderStreamPart> {
   const sse = readSse(call);
   const toolUses = new Map<number, { id: string; name: string; json: string; input: string }>();
   let usage = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
@@ -199,13 +197,7 @@ async function* streamAnthropicEvents(call: OpenCall, model: string): AsyncGener
       throw call.unexpected(sse.rawText, "anthropic sent a body that is not a stream", false);
     }
     if (!stopped && stopReason === undefined) {
-      throw new ProviderCallError({
-        provider: "anthropic",
-        model,
-        problem: malformedProblem("anthropic stopped the stream before the answer was complete", call.response.status),
-        status: call.response.status,
-        afterOutput,
-      });
+      throw call.incomplete("anthropic stopped the stream before the answer was complete", afterOutput);
     }
   } catch (error) {
     throw call.failure(error, afterOutput);
@@ -262,7 +254,7 @@ export function createAnthropic(settings: AnthropicSettings = {}): ProviderAdapt
       abortSignal: request.abortSignal,
       timeoutMs: request.timeoutMs,
     });
-    yield* streamAnthropicEvents(call, request.model);
+    yield* streamAnthropicEvents(call);
   }
 
   return {

@@ -1,4 +1,5 @@
 import type { ChatMessage, MessagePart } from "../messages.js";
+import { toolArgumentsObject } from "./adapter-support.js";
 import type { ToolDefinition } from "./provider-adapter.js";
 
 /** Marks the end of a cached prefix (Anthropic prompt caching). */
@@ -37,17 +38,6 @@ export interface AnthropicMessage {
   readonly content: AnthropicBlock[];
 }
 
-function toolInput(argumentsText: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(argumentsText);
-    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
-  } catch {
-    // The model wrote arguments that are not JSON; Anthropic only takes an object.
-  }
-  return {};
-}
-
 function toBlock(part: MessagePart): AnthropicBlock | undefined {
   switch (part.type) {
     case "text":
@@ -58,7 +48,7 @@ function toBlock(part: MessagePart): AnthropicBlock | undefined {
       // Thinking without a signature (from another provider) cannot be sent to Anthropic; it stays in the log.
       return part.signature ? { type: "thinking", thinking: part.text, signature: part.signature } : undefined;
     case "tool-call":
-      return { type: "tool_use", id: part.id, name: part.name, input: toolInput(part.arguments) };
+      return { type: "tool_use", id: part.id, name: part.name, input: toolArgumentsObject(part.arguments) };
     case "tool-result":
       return {
         type: "tool_result",

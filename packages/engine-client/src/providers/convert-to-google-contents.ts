@@ -1,4 +1,5 @@
 import type { ChatMessage } from "../messages.js";
+import { toolArgumentsObject } from "./adapter-support.js";
 import type { ToolDefinition } from "./provider-adapter.js";
 
 /** A part of a Gemini `Content`. */
@@ -17,17 +18,6 @@ export interface GoogleContent {
 
 /** Tool-call ids this library made up because Gemini gave none; they are never sent back. */
 export const generatedGoogleCallPrefix = "gemini_call";
-
-function argsOf(argumentsText: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(argumentsText);
-    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
-  } catch {
-    // Not JSON: Gemini only takes an object.
-  }
-  return {};
-}
 
 function realId(id: string): string | undefined {
   return id.startsWith(`${generatedGoogleCallPrefix}_`) ? undefined : id;
@@ -56,7 +46,9 @@ export function convertToGoogleContents(messages: readonly ChatMessage[]): Googl
         case "tool-call": {
           callNames.set(part.id, part.name);
           const id = realId(part.id);
-          parts.push({ functionCall: { name: part.name, args: argsOf(part.arguments), ...(id && { id }) } });
+          parts.push({
+            functionCall: { name: part.name, args: toolArgumentsObject(part.arguments), ...(id && { id }) },
+          });
           break;
         }
         case "tool-result": {

@@ -1,4 +1,5 @@
 import type { ChatMessage } from "../messages.js";
+import { toolArgumentsObject } from "./adapter-support.js";
 
 /** One message of an Ollama `/api/chat` request. */
 export type OllamaMessage =
@@ -10,17 +11,6 @@ export type OllamaMessage =
       readonly tool_calls?: readonly { function: { name: string; arguments: Record<string, unknown> } }[];
     }
   | { readonly role: "tool"; readonly content: string; readonly tool_name?: string };
-
-function argumentsOf(text: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
-  } catch {
-    // Not JSON: Ollama only takes an object.
-  }
-  return {};
-}
 
 /**
  * Converts the engine's messages into Ollama's native messages: pictures with bytes go in `images`
@@ -53,7 +43,7 @@ export function convertToOllamaMessages(system: string | undefined, messages: re
           if (part.type === "text") texts.push(part.text);
           else if (part.type === "tool-call") {
             callNames.set(part.id, part.name);
-            toolCalls.push({ function: { name: part.name, arguments: argumentsOf(part.arguments) } });
+            toolCalls.push({ function: { name: part.name, arguments: toolArgumentsObject(part.arguments) } });
           }
         }
         converted.push({

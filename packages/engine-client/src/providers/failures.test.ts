@@ -18,13 +18,6 @@ async function start(options: FakeProviderOptions): Promise<FakeProvider> {
   return server;
 }
 
-const providerOf: Readonly<Record<FakeDialect, "openai" | "anthropic" | "google" | "ollama">> = {
-  openai: "openai",
-  anthropic: "anthropic",
-  google: "google",
-  ollama: "ollama",
-};
-
 async function startFor(dialect: FakeDialect, options: Partial<FakeProviderOptions> = {}) {
   const server = await start({
     dialect,
@@ -33,7 +26,8 @@ async function startFor(dialect: FakeDialect, options: Partial<FakeProviderOptio
     chunkSize: 8,
     ...options,
   });
-  const adapter = createProvider(providerOf[dialect], {
+  // The dialects are named after their providers.
+  const adapter = createProvider(dialect, {
     baseURL: dialect === "ollama" ? server.origin : server.baseURL,
     ...(options.apiKey && { apiKey: "wrong-key" }),
   });

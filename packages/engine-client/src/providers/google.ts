@@ -23,7 +23,7 @@ import {
   parseJsonOrFail,
   readSse,
 } from "./http.js";
-import { malformedProblem, refusedProblem } from "./map-provider-problem.js";
+import { refusedProblem } from "./map-provider-problem.js";
 import type {
   ChatRequest,
   FinishReason,
@@ -169,13 +169,7 @@ async function* streamGoogleChunks(call: OpenCall, model: string): AsyncGenerato
       throw call.unexpected(sse.rawText, "google sent a body that is not a stream", false);
     }
     if (finishReason === undefined) {
-      throw new ProviderCallError({
-        provider: "google",
-        model,
-        problem: malformedProblem("google stopped the stream before the answer was complete", call.response.status),
-        status: call.response.status,
-        afterOutput,
-      });
+      throw call.incomplete("google stopped the stream before the answer was complete", afterOutput);
     }
   } catch (error) {
     throw call.failure(error, afterOutput);

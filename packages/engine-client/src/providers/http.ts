@@ -69,6 +69,8 @@ export interface OpenCall {
    * `error` object, a finish reason); `code` is the status the body names, when it names one.
    */
   errorInBody(body: string, code: number | undefined, afterOutput: boolean): ProviderCallError;
+  /** A ProviderCallError for a stream that ended before the answer was complete (or before it started). */
+  incomplete(why: string, afterOutput: boolean): ProviderCallError;
   /** Stops the timer and forgets the caller's signal. Safe to call twice. */
   close(): void;
 }
@@ -243,6 +245,15 @@ export async function openCall(transport: Transport, target: CallTarget): Promis
         tooLong: mapped.tooLong,
         status: status ?? ok.status,
         responseBody: kept,
+        afterOutput,
+      });
+    },
+    incomplete(why, afterOutput) {
+      return new ProviderCallError({
+        provider,
+        ...(model !== undefined && { model }),
+        problem: malformedProblem(why, ok.status),
+        status: ok.status,
         afterOutput,
       });
     },

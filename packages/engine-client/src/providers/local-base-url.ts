@@ -1,13 +1,9 @@
-import { isLoopbackHost } from "../context/window.js";
+import { isLocalServer } from "../context/window.js";
 
 /**
  * Whether a base URL points at this computer (a loopback host: `localhost`, 127.0.0.0/8, `::1`, ...), which
  * makes its server "local" by default: unknown windows default to 8K, and only the chat's own model summarises.
  */
 export function isLocalBaseURL(url: string): boolean {
-  try {
-    return isLoopbackHost(new URL(url).hostname);
-  } catch {
-    return false;
-  }
+  return isLocalServer({ baseURL: url });
 }

@@ -20,7 +20,6 @@ import {
   parseJsonOrFail,
   readLines,
 } from "./http.js";
-import { malformedProblem } from "./map-provider-problem.js";
 import type {
   ChatRequest,
   FinishReason,
@@ -105,7 +104,7 @@ function mapOllamaDoneReason(reason: string | null | undefined, sawToolCalls: bo
   }
 }
 
-async function* streamOllamaLines(call: OpenCall, model: string): AsyncGenerator<ProviderStreamPart> {
+async function* streamOllamaLines(call: OpenCall): AsyncGenerator<ProviderStreamPart> {
   let afterOutput = false;
   let sawToolCalls = false;
   let final: z.infer<typeof lineSchema> | undefined;
@@ -144,18 +143,12 @@ async function* streamOllamaLines(call: OpenCall, model: string): AsyncGenerator
       }
     }
     if (!final) {
-      throw new ProviderCallError({
-        provider: "ollama",
-        model,
-        problem: malformedProblem(
-          lines === 0
-            ? "ollama ended the answer before it started"
-            : "ollama stopped the stream before the answer was complete",
-          call.response.status,
-        ),
-        status: call.response.status,
+      throw call.incomplete(
+        lines === 0
+          ? "ollama ended the answer before it started"
+          : "ollama stopped the stream before the answer was complete",
         afterOutput,
-      });
+      );
     }
   } catch (error) {
     throw call.failure(error, afterOutput);
@@ -213,8 +206,8 @@ export function createOllama(settings: OllamaSettings = {}): ProviderAdapter {
   async function* stream(request: ChatRequest): AsyncGenerator<ProviderStreamPart> {
     if (request.contextWindow === undefined && !trainedWindows.has(request.model)) {
       const context = createModelListContext(transport, baseURL, {
-        ...(request.abortSignal && { abortSignal: request.abortSignal }),
-        ...(request.timeoutMs !== undefined && { timeoutMs: request.timeoutMs }),
+        abortSignal: request.abortSignal,
+        timeoutMs: request.timeoutMs,
       });
       await learnTrainedWindow(context, request.model);
     }
@@ -239,7 +232,7 @@ export function createOllama(settings: OllamaSettings = {}): ProviderAdapter {
       abortSignal: request.abortSignal,
       timeoutMs: request.timeoutMs,
     });
-    yield* streamOllamaLines(call, request.model);
+    yield* streamOllamaLines(call);
   }
 
   return {

@@ -11,14 +11,12 @@ import {
 import { convertToOpenAIMessages, convertToOpenAITools } from "./convert-to-openai-messages.js";
 import { createTransport, joinURL, type OpenCall, openCall, parseJsonOrFail, readSse } from "./http.js";
 import { mapOpenAIFinishReason } from "./map-openai-finish-reason.js";
-import { malformedProblem } from "./map-provider-problem.js";
 import {
   type OpenAICompatibleRow,
   type OpenAICompatibleRowId,
   openAICompatibleRows,
 } from "./openai-compatible-rows.js";
 import type { ChatRequest, ProviderAdapter, ProviderSettings, ProviderStreamPart } from "./provider-adapter.js";
-import { ProviderCallError } from "./provider-call-error.js";
 
 const count = z.number().nullish();
 const usageSchema = z.object({
@@ -90,11 +88,7 @@ function hasError(value: unknown): boolean {
   return (record.error !== undefined && record.error !== null) || record.object === "error" || record.type === "error";
 }
 
-async function* streamOpenAIChunks(
-  call: OpenCall,
-  rowId: OpenAICompatibleRowId,
-  model: string,
-): AsyncGenerator<ProviderStreamPart> {
+async function* streamOpenAIChunks(call: OpenCall, rowId: OpenAICompatibleRowId): AsyncGenerator<ProviderStreamPart> {
   const sse = readSse(call);
   const toolCalls = new Map<number, { id: string; name: string; arguments: string }>();
   let finishReason: string | undefined;
@@ -168,24 +162,13 @@ async function* streamOpenAIChunks(
     }
     if (sse.eventCount === 0) {
       if (sse.rawText.trim() === "") {
-        throw new ProviderCallError({
-          provider: rowId,
-          model,
-          problem: malformedProblem(`${rowId} ended the answer before it started`, call.response.status),
-          status: call.response.status,
-        });
+        throw call.incomplete(`${rowId} ended the answer before it started`, false);
       }
       // A plain body where a stream was expected: an error object (OpenRouter puts some inside a 200).
       throw call.unexpected(sse.rawText, `${rowId} sent a body that is not a stream`, false);
     }
     if (finishReason === undefined && !sawDone) {
-      throw new ProviderCallError({
-        provider: rowId,
-        model,
-        problem: malformedProblem(`${rowId} stopped the stream before the answer was complete`, call.response.status),
-        status: call.response.status,
-        afterOutput,
-      });
+      throw call.incomplete(`${rowId} stopped the stream before the answer was complete`, afterOutput);
     }
   } catch (error) {
     throw call.failure(error, afterOutput);
@@ -250,7 +233,7 @@ export function createOpenAICompatible(settings: OpenAICompatibleSettings): Prov
       abortSignal: request.abortSignal,
       timeoutMs: request.timeoutMs,
     });
-    yield* streamOpenAIChunks(call, row.id, request.model);
+    yield* streamOpenAIChunks(call, row.id);
   }
 
   return {

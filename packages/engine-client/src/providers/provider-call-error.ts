@@ -1,8 +1,8 @@
-import { EngineClientError } from "../errors.js";
+import { EngineClientError, markerFor } from "../errors.js";
 import type { TurnProblem } from "../problems.js";
 import type { TooLongRefusal } from "./recognise-too-long.js";
 
-const providerCallSymbol = Symbol.for("conch.engine-client.error.ProviderCallError");
+const providerCallSymbol = markerFor("ProviderCallError");
 
 /** What a failed provider call carries. */
 export interface ProviderCallErrorOptions {

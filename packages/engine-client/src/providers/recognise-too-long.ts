@@ -48,12 +48,14 @@ function field(text: string, name: string): number | undefined {
   return toNumber(match?.[1]);
 }
 
+const termPattern = new RegExp(String.raw`${N}\s+(?:in|of)\s+(?:the\s+)?([a-z ]+)`, "i");
+
 /** `(64 in the messages, 730 in the functions, and 800 in the completion)`: prompt terms and output terms. */
 function readTerms(terms: string): Numbers {
   let input: number | undefined;
   let output: number | undefined;
   for (const term of terms.split(/,|\band\b/)) {
-    const match = new RegExp(String.raw`${N}\s+(?:in|of)\s+(?:the\s+)?([a-z ]+)`, "i").exec(term.trim());
+    const match = termPattern.exec(term.trim());
     const count = toNumber(match?.[1]);
     const label = match?.[2];
     if (count === undefined || label === undefined) continue;
@@ -63,12 +65,16 @@ function readTerms(terms: string): Numbers {
   return { inputTokens: input, outputTokens: output };
 }
 
+const resultedPattern = new RegExp(`(?:messages|prompt) resulted in ${N} tokens`, "i");
+const requestedPattern = new RegExp(String.raw`you requested (?:about )?${N} tokens \(([^)]*)\)`, "i");
+const hasPattern = new RegExp(`request has ${N} input tokens(?: plus ${N} ${quote}max_tokens)?`, "i");
+
 function readOpenAIStyle(text: string): Numbers {
-  const resulted = new RegExp(`(?:messages|prompt) resulted in ${N} tokens`, "i").exec(text);
+  const resulted = resultedPattern.exec(text);
   if (resulted) return { inputTokens: toNumber(resulted[1]) };
-  const requested = new RegExp(String.raw`you requested (?:about )?${N} tokens \(([^)]*)\)`, "i").exec(text);
+  const requested = requestedPattern.exec(text);
   if (requested?.[2]) return readTerms(requested[2]);
-  const has = new RegExp(`request has ${N} input tokens(?: plus ${N} ${quote}max_tokens)?`, "i").exec(text);
+  const has = hasPattern.exec(text);
   if (has) return { inputTokens: toNumber(has[1]), outputTokens: toNumber(has[2]) };
   return {};
 }

@@ -275,7 +275,7 @@ export function ollamaShow(model: FakeModel): unknown {
 }
 
 /** Splits a text into pieces of `size` characters (at least one piece for a non-empty text). */
-export function pieces(text: string, size: number): string[] {
+function pieces(text: string, size: number): string[] {
   const result: string[] = [];
   for (let start = 0; start < text.length; start += Math.max(1, size)) result.push(text.slice(start, start + size));
   return result;
@@ -294,17 +294,18 @@ function argumentsObject(call: FakeToolCall): Record<string, unknown> {
   }
 }
 
+const finishReasons: Readonly<Record<FakeDialect, Readonly<Record<string, string>>>> = {
+  openai: { stop: "stop", length: "length", "tool-calls": "tool_calls", "content-filter": "content_filter" },
+  anthropic: { stop: "end_turn", length: "max_tokens", "tool-calls": "tool_use", "content-filter": "refusal" },
+  google: { stop: "STOP", length: "MAX_TOKENS", "tool-calls": "STOP", "content-filter": "SAFETY" },
+  ollama: { stop: "stop", length: "length", "tool-calls": "stop", "content-filter": "stop" },
+};
+
 /** The finish value in a dialect's own words. */
-export function dialectFinishReason(dialect: FakeDialect, reply: FakeReply): string {
+function dialectFinishReason(dialect: FakeDialect, reply: FakeReply): string {
   const hasTools = (reply.toolCalls?.length ?? 0) > 0;
   const reason = reply.finishReason ?? (hasTools ? "tool-calls" : "stop");
-  const table: Record<FakeDialect, Record<string, string>> = {
-    openai: { stop: "stop", length: "length", "tool-calls": "tool_calls", "content-filter": "content_filter" },
-    anthropic: { stop: "end_turn", length: "max_tokens", "tool-calls": "tool_use", "content-filter": "refusal" },
-    google: { stop: "STOP", length: "MAX_TOKENS", "tool-calls": "STOP", "content-filter": "SAFETY" },
-    ollama: { stop: "stop", length: "length", "tool-calls": "stop", "content-filter": "stop" },
-  };
-  return table[dialect][reason] ?? reason;
+  return finishReasons[dialect][reason] ?? reason;
 }
 
 /** A stream as the chunks to write, in order (SSE events or NDJSON lines, each complete). */

@@ -230,11 +230,12 @@ function readPrompt(body: unknown): { text: string; pictures: number } {
     }
     if (typeof value !== "object" || value === null) return;
     const record = value as Record<string, unknown>;
-    if (key === "image_url" || key === "inlineData" || key === "fileData" || (key === "source" && "data" in record)) {
-      pictures += 1;
-      return;
-    }
-    if (key === "source" && "url" in record) {
+    if (
+      key === "image_url" ||
+      key === "inlineData" ||
+      key === "fileData" ||
+      (key === "source" && ("data" in record || "url" in record))
+    ) {
       pictures += 1;
       return;
     }
@@ -348,8 +349,9 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
     headers: Readonly<Record<string, string>> = {},
   ): void {
     const text = typeof body === "string" ? body : JSON.stringify(body);
+    const json = typeof body !== "string" || isJson(body);
     res.writeHead(status, {
-      "content-type": isJson(text) ? "application/json" : "text/plain; charset=utf-8",
+      "content-type": json ? "application/json" : "text/plain; charset=utf-8",
       ...corsHeaders(req),
       ...headers,
     });

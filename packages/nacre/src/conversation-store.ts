@@ -85,6 +85,7 @@ export class ConversationStore {
   #turnController: AbortController | null = null;
   #compactController: AbortController | null = null;
   #missedEvents = false;
+  #readAgainPending = false;
 
   constructor(queryClient: QueryClient, engine: Engine, chatId: string) {
     this.queryClient = queryClient;
@@ -232,12 +233,37 @@ export class ConversationStore {
     const key = conversationQueryKey(this.engine, this.chatId);
     const current = this.queryClient.getQueryData<ChatSnapshot>(key);
     if (!current) {
-      // Not loaded yet: the load that is under way may have missed this event, so read again once it lands.
-      void this.queryClient.invalidateQueries({ queryKey: key, refetchType: "all" });
+      this.#readAgainAfterLoad();
       return;
     }
     const next = update(current);
     if (next !== current) this.queryClient.setQueryData(key, next);
+  }
+
+  /**
+   * Not loaded yet: the load under way may have missed the event, so read again once it lands (once, however
+   * many events came). Invalidating now would not do: TanStack Query joins the load under way instead of
+   * starting another, and that load's result clears the invalidation.
+   */
+  #readAgainAfterLoad(): void {
+    const key = conversationQueryKey(this.engine, this.chatId);
+    const loading = this.queryClient.getQueryState(key)?.fetchStatus;
+    if (loading === undefined || loading === "idle") {
+      void this.queryClient.invalidateQueries({ queryKey: key, refetchType: "all" });
+      return;
+    }
+    if (this.#readAgainPending) return;
+    this.#readAgainPending = true;
+    void this.queryClient
+      .fetchQuery(conversationQueryOptions(this.engine, this.chatId))
+      .catch(() => undefined)
+      .then(() => {
+        this.#readAgainPending = false;
+        // A load that failed or was cancelled left nothing stale behind: the next one reads afresh.
+        if (this.queryClient.getQueryData(key)) {
+          void this.queryClient.invalidateQueries({ queryKey: key, refetchType: "all" });
+        }
+      });
   }
 
   #invalidateUsage(): void {

@@ -225,6 +225,30 @@ describe("useConversation", () => {
     });
   });
 
+  describe("when a turn ends while the chat is still loading", () => {
+    it("should read the chat again once the load lands, so the turn is not lost", async () => {
+      const engine = createMockEngine({ turns: { reply: "Hello." } });
+      const load = engine.loadChat.bind(engine);
+      let loads = 0;
+      // The snapshot is read at once and arrives late: the turn below happens in between.
+      engine.loadChat = async (chatId, options) => {
+        loads += 1;
+        const snapshot = await load(chatId, options);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return snapshot;
+      };
+      const { wrapper } = wrapperFor(engine);
+      const { result } = renderHook(() => useConversation(), { wrapper });
+      await act(async () => {
+        await engine.sendTurn({ chatId: "c", seq: 0, text: "hi" }).done;
+      });
+      expect(result.current.isLoading).toBe(true);
+      await waitFor(() => expect(result.current.messages).toHaveLength(2));
+      // Once for the first load and once again after it, however many events came meanwhile.
+      expect(loads).toBe(2);
+    });
+  });
+
   describe("given no provider", () => {
     it("should work from an engine and chat id under the app's own QueryClientProvider", async () => {
       const engine = createMockEngine({ chats: { mine: { messages: chatLogFrom([["hello", "hi"]]) } } });

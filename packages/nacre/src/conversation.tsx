@@ -8,6 +8,7 @@ import {
   type EngineEventOf,
   emptyUsage,
   type HealthNote,
+  hasContext,
   type ModelInfo,
   messageText,
   type SummaryState,
@@ -213,22 +214,16 @@ export function useConversation(target?: ConversationTarget): Conversation {
   const activity = useSyncExternalStore(store.subscribe, store.getActivity, store.getActivity);
   const chat: ChatSnapshot | undefined = query.data;
   return useMemo<Conversation>(() => {
-    const messages = chat?.messages ?? [];
-    const problem = chat?.problem
-      ? {
-          seq: chat.problem.seq,
-          problem: chat.problem.problem,
-          message: messageAt(messages, chat.problem.seq),
-        }
-      : null;
-    const hasContext = engine.capabilities.context !== undefined;
-    const compactUnavailable: CompactUnavailableReason | null = !hasContext
+    const derived = chat ? deriveFromChat(chat) : null;
+    const problem = derived?.problem ?? null;
+    const canCompact = hasContext(engine);
+    const compactUnavailable: CompactUnavailableReason | null = !canCompact
       ? "no-context"
-      : !chat
+      : !derived
         ? "loading"
         : activity.turnRunning || activity.compacting
           ? "busy"
-          : hasSomethingToFold(chat)
+          : derived.somethingToFold
             ? null
             : "nothing-to-fold";
     const send = (text: string, options?: SendOptions) => store.send(text, options);
@@ -238,11 +233,11 @@ export function useConversation(target?: ConversationTarget): Conversation {
       isLoading: chat === undefined && query.error === null,
       loadError: query.error,
       status: activity.status,
-      messages,
+      messages: chat?.messages ?? noMessages,
       model: chat?.model ?? null,
       summary: chat?.summary ?? null,
       firstKeptSeq: chat?.summary?.firstKeptSeq ?? null,
-      foldedMessages: chat ? foldedMessageCount(chat) : 0,
+      foldedMessages: derived?.foldedMessages ?? 0,
       compacting: activity.compacting,
       streamingSeq: activity.streamingSeq,
       problem,
@@ -254,10 +249,40 @@ export function useConversation(target?: ConversationTarget): Conversation {
       send,
       abort: () => store.abort(),
       retry: () => (problem ? send(problem.message, { retrySeq: problem.seq }) : Promise.resolve(null)),
-      ...(hasContext ? { compact: (keep?: string) => store.compact(keep) } : {}),
+      ...(canCompact ? { compact: (keep?: string) => store.compact(keep) } : {}),
       host: host ?? noHost,
     };
   }, [engine, chatId, store, chat, activity, query.error, host]);
+}
+
+const noMessages: readonly ChatMessage[] = [];
+
+/** What a snapshot alone decides (each a scan of the log). */
+interface ChatDerived {
+  readonly problem: ConversationProblem | null;
+  readonly foldedMessages: number;
+  readonly somethingToFold: boolean;
+}
+
+const derivedByChat = new WeakMap<ChatSnapshot, ChatDerived>();
+
+/**
+ * Worked out once per snapshot, for every hook of the chat: not again per reader, nor when only the activity
+ * changes (the problem keeps its identity until the snapshot changes).
+ */
+function deriveFromChat(chat: ChatSnapshot): ChatDerived {
+  let derived = derivedByChat.get(chat);
+  if (!derived) {
+    derived = {
+      problem: chat.problem
+        ? { seq: chat.problem.seq, problem: chat.problem.problem, message: messageAt(chat.messages, chat.problem.seq) }
+        : null,
+      foldedMessages: foldedMessageCount(chat),
+      somethingToFold: hasSomethingToFold(chat),
+    };
+    derivedByChat.set(chat, derived);
+  }
+  return derived;
 }
 
 function messageAt(messages: readonly ChatMessage[], seq: number): string {

@@ -12,6 +12,7 @@ import {
   useContext,
   useEffect,
   useLayoutEffect,
+  useMemo,
   useRef,
   useState,
   useTransition,
@@ -21,18 +22,15 @@ import type { StreamingMessage as StreamingMessageState } from "./conversation-s
 import { PlainText } from "./internal/plain-text.js";
 import { composeEventHandlers, composeRefs } from "./internal/primitives.js";
 import type { NacreMessages } from "./messages.js";
+import { newestTurnStart } from "./reduce-chat.js";
 import { SummaryDividerRoot } from "./summary-divider.js";
 import { TurnProblemRoot } from "./turn-problem.js";
 
 /** Within this many pixels of the bottom, the list follows new text. */
 const pinSlack = 48;
 
-interface ListData {
-  /** Scrolls to the bottom if the person was there: call after content grew. */
-  readonly grew: () => void;
-}
-
-const ListContext = createContext<ListData>({ grew: () => {} });
+/** Scrolls to the bottom if the person was there: call after content grew. */
+const GrewContext = createContext<() => void>(() => {});
 
 export interface MessageListRootProps extends ComponentPropsWithoutRef<"div"> {
   asChild?: boolean;
@@ -65,7 +63,7 @@ export const MessageListRoot = forwardRef<HTMLDivElement, MessageListRootProps>(
   }, [grew]);
   const Component = asChild ? Slot : "div";
   return (
-    <ListContext.Provider value={{ grew }}>
+    <GrewContext.Provider value={grew}>
       <Component
         role="region"
         aria-label={messages.messageListLabel}
@@ -85,7 +83,7 @@ export const MessageListRoot = forwardRef<HTMLDivElement, MessageListRootProps>(
       >
         {children ?? <MessageListItems />}
       </Component>
-    </ListContext.Provider>
+    </GrewContext.Provider>
   );
 });
 MessageListRoot.displayName = "MessageList.Root";
@@ -127,37 +125,41 @@ export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsPro
   { initialRows = 120, rowsPerStep = 400, children, ...props },
   ref,
 ) {
-  const conversation = useConversation();
-  const { grew } = useContext(ListContext);
-  const { firstKeptSeq, problem, compacting, summary } = conversation;
-  const hidden = useProgressiveRows(conversation.messages.length, initialRows, rowsPerStep);
-  const messages = hidden > 0 ? conversation.messages.slice(hidden) : conversation.messages;
+  const { messages, firstKeptSeq, problem, compacting, summary } = useConversation();
+  const grew = useContext(GrewContext);
+  const hidden = useProgressiveRows(messages.length, initialRows, rowsPerStep);
   // The divider waits at the newest turn while a first fold runs, where a fold on request will put it.
-  const summarisingAt = compacting && !summary ? newestTurnStart(conversation.messages) : null;
+  const summarisingAt = compacting && !summary ? newestTurnStart(messages) : null;
   const dividerAt = firstKeptSeq ?? summarisingAt;
-  const lastSeq = conversation.messages.at(-1)?.seq ?? -1;
+  const lastSeq = messages.at(-1)?.seq ?? -1;
   // Runs when a row is added, the divider moves or a problem shows: the list grew.
   // biome-ignore lint/correctness/useExhaustiveDependencies: these values are the trigger, not inputs
   useLayoutEffect(() => {
     grew();
   }, [grew, lastSeq, dividerAt, problem]);
-  return (
-    <ol data-nacre-message-items="" {...(hidden > 0 ? { "data-rendering": "" } : {})} {...props} ref={ref}>
-      {messages.map((message) => (
+  // The rows change with the log, the divider and the problem; not when only the status does (a few times a turn).
+  const rows = useMemo(
+    () =>
+      (hidden > 0 ? messages.slice(hidden) : messages).map((message) => (
         <Fragment key={message.seq}>
           {message.seq === dividerAt ? (
             <li data-nacre-divider-row="">
               <SummaryDividerRoot />
             </li>
           ) : null}
-          <MessageRow message={message} folded={firstKeptSeq !== null && message.seq < firstKeptSeq} />
+          <Message message={message} folded={firstKeptSeq !== null && message.seq < firstKeptSeq} />
           {problem && problem.seq === message.seq ? (
             <li data-nacre-problem-row="">
               <TurnProblemRoot />
             </li>
           ) : null}
         </Fragment>
-      ))}
+      )),
+    [messages, hidden, dividerAt, firstKeptSeq, problem],
+  );
+  return (
+    <ol data-nacre-message-items="" {...(hidden > 0 ? { "data-rendering": "" } : {})} {...props} ref={ref}>
+      {rows}
       <StreamingRow lastSeq={lastSeq} />
       {children}
     </ol>
@@ -165,17 +167,9 @@ export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsPro
 });
 MessageListItems.displayName = "MessageList.Items";
 
-function newestTurnStart(messages: readonly ChatMessage[]): number | null {
-  for (let index = messages.length - 1; index >= 0; index -= 1) {
-    const message = messages[index];
-    if (message?.role === "user") return message.seq;
-  }
-  return null;
-}
-
 function StreamingRow({ lastSeq }: { lastSeq: number }) {
   const streaming = useStreamingMessage();
-  const { grew } = useContext(ListContext);
+  const grew = useContext(GrewContext);
   const visible = streaming !== null && streaming.seq > lastSeq;
   const length = visible ? streaming.text.length + streaming.thinking.length : 0;
   useLayoutEffect(() => {
@@ -254,8 +248,6 @@ export const Message = memo(
   }),
 );
 Message.displayName = "Message";
-
-const MessageRow = Message;
 
 export interface StreamingMessageProps extends ComponentPropsWithoutRef<"li"> {
   streaming: StreamingMessageState;

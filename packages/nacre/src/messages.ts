@@ -1,4 +1,10 @@
-import type { HealthNote, MessageRole, NextStep, TurnProblem, TurnProblemKind } from "@conch/engine-client";
+import {
+  defaultProblemTitle,
+  type HealthNote,
+  type MessageRole,
+  type NextStep,
+  type TurnProblem,
+} from "@conch/engine-client";
 
 const numberFormat = new Intl.NumberFormat("en");
 const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short" });
@@ -174,17 +180,6 @@ function roleLabel(role: MessageRole): string {
   }
 }
 
-const problemTitles: Record<TurnProblemKind, string> = {
-  "too-long": "This chat is too long for the model",
-  auth: "The provider did not accept the key",
-  "rate-limited": "The provider asked to slow down",
-  quota: "The provider's quota or credit is used up",
-  "model-unavailable": "The model is not available",
-  offline: "The provider could not be reached",
-  refused: "The model declined to answer",
-  "provider-error": "The provider returned an error",
-};
-
 /** Nacre's English strings. */
 export const defaultMessages: NacreMessages = {
   summaryDividerLabel: ({ model }) => `Earlier messages are summarised for ${model}`,
@@ -196,7 +191,7 @@ export const defaultMessages: NacreMessages = {
   summaryDividerNoSummary:
     "No model could write a summary this time, so these messages were left out of what the model reads. They are all still here.",
 
-  problemTitle: (problem) => problem.title || problemTitles[problem.kind],
+  problemTitle: (problem) => problem.title || defaultProblemTitle(problem.kind),
   problemDescription,
   problemProviderMessage: "What the provider said",
   nextStepLabel,

@@ -1,4 +1,11 @@
-import type { ChatMessage, ChatSnapshot, EngineEvent, HealthNote, SummaryState } from "@conch/engine-client";
+import {
+  addUsage,
+  type ChatMessage,
+  type ChatSnapshot,
+  type EngineEvent,
+  type HealthNote,
+  type SummaryState,
+} from "@conch/engine-client";
 
 /** Adds a message at its place in the log, or replaces the one with the same `seq`. */
 export function upsertMessage(messages: readonly ChatMessage[], message: ChatMessage): readonly ChatMessage[] {
@@ -41,14 +48,7 @@ export function reduceChat(chat: ChatSnapshot, event: EngineEvent): ChatSnapshot
     case "turn-problem":
       return { ...chat, problem: { seq: event.seq, problem: event.problem } };
     case "turn-end":
-      return {
-        ...chat,
-        usage: {
-          inputTokens: chat.usage.inputTokens + event.usage.inputTokens,
-          outputTokens: chat.usage.outputTokens + event.usage.outputTokens,
-          cachedInputTokens: chat.usage.cachedInputTokens + event.usage.cachedInputTokens,
-        },
-      };
+      return { ...chat, usage: addUsage(chat.usage, event.usage) };
     case "message-start":
     case "text-delta":
     case "thinking-delta":
@@ -68,18 +68,19 @@ export function nextSeq(chat: Pick<ChatSnapshot, "messages">): number {
   return (chat.messages.at(-1)?.seq ?? -1) + 1;
 }
 
+/** The seq of the person's newest message (where the newest turn starts), or null. */
+export function newestTurnStart(messages: readonly ChatMessage[]): number | null {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index];
+    if (message?.role === "user") return message.seq;
+  }
+  return null;
+}
+
 /** Whether a fold on request would fold anything: all but the newest turn, past what is already folded. */
 export function hasSomethingToFold(chat: Pick<ChatSnapshot, "messages" | "summary">): boolean {
-  let newestTurnStart: number | undefined;
-  for (let index = chat.messages.length - 1; index >= 0; index -= 1) {
-    const message = chat.messages[index];
-    if (message?.role === "user") {
-      newestTurnStart = message.seq;
-      break;
-    }
-  }
-  if (newestTurnStart === undefined) return false;
-  return newestTurnStart > (chat.summary?.firstKeptSeq ?? 0);
+  const start = newestTurnStart(chat.messages);
+  return start !== null && start > (chat.summary?.firstKeptSeq ?? 0);
 }
 
 /** How many messages of the log sit before the model's word-for-word memory. */

@@ -81,7 +81,7 @@ const ConnectedRoot = forwardRef<RootElement, SummaryDividerRootProps>(
         summary={conversation.summary}
         model={conversation.model?.displayName ?? "the model"}
         summarising={conversation.compacting !== null}
-        fallbackFolded={conversation.summary ? conversation.foldedMessages : 0}
+        fallbackFolded={conversation.foldedMessages}
         {...props}
         ref={ref}
       />

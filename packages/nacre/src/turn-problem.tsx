@@ -135,10 +135,9 @@ const ConnectedRoot = forwardRef<HTMLDivElement, TurnProblemRootProps>(function 
       {...(host.onSwitchModel ? { onSwitchModel: switchWithSeq } : {})}
       {...(host.onNewChat ? { onNewChat: host.onNewChat } : {})}
       {...(host.onOpenSettings ? { onOpenSettings: host.onOpenSettings } : {})}
+      // What is given as a prop (a problem too) wins over the conversation's.
       {...props}
       ref={ref}
-      // A problem given as a prop wins over the conversation's.
-      {...(props.problem !== undefined ? { problem: props.problem } : {})}
     />
   );
 });

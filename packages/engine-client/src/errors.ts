@@ -16,8 +16,13 @@ export class EngineClientError extends Error {
   }
 
   static isInstance(error: unknown): error is EngineClientError {
-    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[baseSymbol] === true;
+    return hasMarker(error, baseSymbol);
   }
+}
+
+/** Whether a value carries a marker symbol (set to `true` by the class that owns it). */
+export function hasMarker(error: unknown, marker: symbol): boolean {
+  return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[marker] === true;
 }
 
 /** The marker symbol of an error class, by its stable name (shared across bundles through `Symbol.for`). */
@@ -35,9 +40,7 @@ export class InvalidChatIdError extends EngineClientError {
     this.chatId = chatId;
   }
   static override isInstance(error: unknown): error is InvalidChatIdError {
-    return (
-      EngineClientError.isInstance(error) && (error as unknown as Record<symbol, unknown>)[invalidChatIdSymbol] === true
-    );
+    return EngineClientError.isInstance(error) && hasMarker(error, invalidChatIdSymbol);
   }
 }
 
@@ -58,9 +61,7 @@ export class TurnSequenceError extends EngineClientError {
     this.actualSeq = actualSeq;
   }
   static override isInstance(error: unknown): error is TurnSequenceError {
-    return (
-      EngineClientError.isInstance(error) && (error as unknown as Record<symbol, unknown>)[sequenceSymbol] === true
-    );
+    return EngineClientError.isInstance(error) && hasMarker(error, sequenceSymbol);
   }
 }
 
@@ -74,7 +75,7 @@ export class ChatBusyError extends EngineClientError {
     this.chatId = chatId;
   }
   static override isInstance(error: unknown): error is ChatBusyError {
-    return EngineClientError.isInstance(error) && (error as unknown as Record<symbol, unknown>)[busySymbol] === true;
+    return EngineClientError.isInstance(error) && hasMarker(error, busySymbol);
   }
 }
 

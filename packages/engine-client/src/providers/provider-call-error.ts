@@ -1,4 +1,4 @@
-import { EngineClientError, markerFor } from "../errors.js";
+import { EngineClientError, hasMarker, markerFor } from "../errors.js";
 import type { TurnProblem } from "../problems.js";
 import type { TooLongRefusal } from "./recognise-too-long.js";
 
@@ -107,8 +107,6 @@ export class ProviderCallError extends EngineClientError {
 
   /** Whether `error` is a ProviderCallError from any copy of this package. */
   static override isInstance(error: unknown): error is ProviderCallError {
-    return (
-      EngineClientError.isInstance(error) && (error as unknown as Record<symbol, unknown>)[providerCallSymbol] === true
-    );
+    return EngineClientError.isInstance(error) && hasMarker(error, providerCallSymbol);
   }
 }

@@ -1,4 +1,4 @@
-import { EngineClientError, markerFor } from "../errors.js";
+import { EngineClientError, hasMarker, markerFor } from "../errors.js";
 
 /**
  * Errors of the chat stores. They follow `../errors.ts`: a marker symbol from the global registry per class,
@@ -39,10 +39,7 @@ export class TranscriptCorruptError extends EngineClientError {
   }
 
   static override isInstance(error: unknown): error is TranscriptCorruptError {
-    return (
-      EngineClientError.isInstance(error) &&
-      (error as unknown as Record<symbol, unknown>)[transcriptCorruptSymbol] === true
-    );
+    return EngineClientError.isInstance(error) && hasMarker(error, transcriptCorruptSymbol);
   }
 }
 
@@ -107,10 +104,7 @@ export class ChatLogCorruptError extends EngineClientError {
   }
 
   static override isInstance(error: unknown): error is ChatLogCorruptError {
-    return (
-      EngineClientError.isInstance(error) &&
-      (error as unknown as Record<symbol, unknown>)[chatLogCorruptSymbol] === true
-    );
+    return EngineClientError.isInstance(error) && hasMarker(error, chatLogCorruptSymbol);
   }
 }
 
@@ -157,7 +151,7 @@ export class ChatStoreReadError extends EngineClientError {
   }
 
   static override isInstance(error: unknown): error is ChatStoreReadError {
-    return EngineClientError.isInstance(error) && (error as unknown as Record<symbol, unknown>)[readSymbol] === true;
+    return EngineClientError.isInstance(error) && hasMarker(error, readSymbol);
   }
 }
 
@@ -185,8 +179,6 @@ export class InvalidChatRecordError extends EngineClientError {
   }
 
   static override isInstance(error: unknown): error is InvalidChatRecordError {
-    return (
-      EngineClientError.isInstance(error) && (error as unknown as Record<symbol, unknown>)[invalidRecordSymbol] === true
-    );
+    return EngineClientError.isInstance(error) && hasMarker(error, invalidRecordSymbol);
   }
 }

@@ -4,18 +4,12 @@ import react from "@vitejs/plugin-react";
 import { playwright } from "@vitest/browser-playwright";
 import { defaultClientConditions, defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
+import { prebundledDeps } from "./.storybook/prebundled-deps.js";
+import { chromiumArgs, chromiumPath } from "./scripts/chromium.js";
 
-const chromiumArgs = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-dev-shm-usage",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
+/** Playwright on Debian's Chromium; a new one (and a new `args` array, which Playwright may push to) per project. */
+const chromiumProvider = () =>
+  playwright({ launchOptions: { executablePath: chromiumPath, args: ["--headless", ...chromiumArgs] } });
 
 export default defineConfig({
   plugins: [react()],
@@ -58,23 +52,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        // Pre-bundled at start: a dependency found mid-run makes Vite reload and the first run fail.
-        optimizeDeps: {
-          include: [
-            "react",
-            "react/jsx-runtime",
-            "react/jsx-dev-runtime",
-            "react-dom",
-            "react-dom/client",
-            "@conch/engine-client > zod",
-            "@conch/engine-client > eventsource-parser",
-            "@conch/nacre > cmdk",
-            "@conch/nacre > @radix-ui/react-collapsible",
-            "@conch/nacre > @radix-ui/react-slot",
-            "@conch/nacre > @tanstack/react-query",
-            "@testing-library/react",
-          ],
-        },
+        optimizeDeps: { include: [...prebundledDeps, "@testing-library/react"] },
         test: {
           name: "browser",
           include: ["packages/*/src/**/*.browser.test.{ts,tsx}"],
@@ -82,7 +60,7 @@ export default defineConfig({
             enabled: true,
             headless: true,
             instances: [{ browser: "chromium" }],
-            provider: playwright({ launchOptions: { executablePath: "/usr/bin/chromium", args: chromiumArgs } }),
+            provider: chromiumProvider(),
           },
         },
       },
@@ -95,7 +73,7 @@ export default defineConfig({
             enabled: true,
             headless: true,
             instances: [{ browser: "chromium" }],
-            provider: playwright({ launchOptions: { executablePath: "/usr/bin/chromium", args: chromiumArgs } }),
+            provider: chromiumProvider(),
           },
         },
       },

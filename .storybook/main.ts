@@ -1,4 +1,5 @@
 import type { StorybookConfig } from "@storybook/react-vite";
+import { prebundledDeps } from "./prebundled-deps.js";
 
 const config: StorybookConfig = {
   stories: ["../stories/**/*.stories.@(ts|tsx)"],
@@ -9,22 +10,7 @@ const config: StorybookConfig = {
     const { mergeConfig, defaultClientConditions } = await import("vite");
     return mergeConfig(config, {
       resolve: { conditions: ["source", ...defaultClientConditions] },
-      // Pre-bundle Nacre's dependencies at start: found mid-run, they make Vite reload and the first run fail.
-      optimizeDeps: {
-        include: [
-          "react",
-          "react/jsx-runtime",
-          "react/jsx-dev-runtime",
-          "react-dom",
-          "react-dom/client",
-          "@conch/engine-client > eventsource-parser",
-          "@conch/engine-client > zod",
-          "@conch/nacre > cmdk",
-          "@conch/nacre > @radix-ui/react-collapsible",
-          "@conch/nacre > @radix-ui/react-slot",
-          "@conch/nacre > @tanstack/react-query",
-        ],
-      },
+      optimizeDeps: { include: [...prebundledDeps] },
       build: {
         rolldownOptions: {
           onwarn(warning: { code?: string }, warn: (warning: { code?: string }) => void) {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordedConversation } from "../dev/api/fake-provider.js";
 import type { LastRequest } from "../dev/api/setup.js";
 import { loadConversationFile, recordedTurns } from "../packages/engine-client/src/testing/index.js";
-import { launchChromium, screenshotDir, startVite } from "./helpers.js";
+import { chatSteps, launchChromium, screenshotDir, startVite } from "./helpers.js";
 
 /** Generous waits on conditions (a loaded 2-core machine), never fixed sleeps. */
 const patient = { timeout: 60_000 };
@@ -34,39 +34,18 @@ describe("pnpm dev (the API engine and the fake provider) in Chromium", () => {
     );
     await page.screenshot({ path: join(screenshotDir, `dev-api-${name}.png`) });
   };
-  const composer = () => page.getByRole("textbox", { name: "Message" });
-  const userMessages = () => page.locator('[data-nacre-message][data-role="user"]');
+  const { composer, userMessages, dividerLine, summaryOpened, waitUntilReady, sendAndWait } = chatSteps(
+    () => page,
+    patient,
+  );
   const assistantMessages = () => page.locator('[data-nacre-message][data-role="assistant"]');
-  const dividerLine = () => page.locator("[data-nacre-summary-divider-trigger]");
   const summaryText = () => page.locator("[data-nacre-summary-text]");
   const firstKeptSeq = () => page.locator("[data-nacre-divider-row] + [data-nacre-message]").getAttribute("data-seq");
   const modelSelect = () => page.getByRole("combobox", { name: "Model" });
   const health = () => page.getByRole("region", { name: "Health" });
   const footerStatus = () => page.locator(".demo-footer-status");
-  /** Waits until the summary's opening animation has finished (for the screenshots). */
-  const summaryOpened = () =>
-    page
-      .locator("[data-nacre-summary-divider-content]")
-      .evaluate((node) => Promise.all(node.getAnimations().map((animation) => animation.finished)).then(() => true));
   const lastRequest = async (): Promise<LastRequest | null> =>
     (await (await fetch(new URL("/__nacre/last-request", server.url))).json()) as LastRequest | null;
-
-  /** The page is ready for the next message: loaded, not busy, nothing streaming. */
-  async function waitUntilReady() {
-    await composer().waitFor(patient);
-    await expect.poll(() => page.locator("[data-nacre-composer][data-busy]").count(), patient).toBe(0);
-    await expect.poll(() => page.locator("[data-streaming]").count(), patient).toBe(0);
-  }
-
-  /** Types (or pastes) a message and waits until its turn is over. */
-  async function sendAndWait(text: string) {
-    await waitUntilReady();
-    const before = await userMessages().count();
-    await composer().fill(text);
-    await composer().press("Enter");
-    await expect.poll(() => userMessages().count(), patient).toBe(before + 1);
-    await waitUntilReady();
-  }
 
   /** Sets the footer switch and waits until the dev server says it is armed. */
   async function refuseNext(count: 1 | 2, wording: string) {

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, screenshotDir, startVite } from "./helpers.js";
+import { chatSteps, launchChromium, screenshotDir, startVite } from "./helpers.js";
 
 /** Drives `pnpm dev:mock` like a person: reads, scrolls, opens the line, folds, follows a problem card. */
 describe("pnpm dev:mock in Chromium", () => {
@@ -11,30 +11,10 @@ describe("pnpm dev:mock in Chromium", () => {
   const pageErrors: string[] = [];
 
   const shot = (name: string) => page.screenshot({ path: join(screenshotDir, `dev-mock-${name}.png`) });
-  const composer = () => page.getByRole("textbox", { name: "Message" });
+  const { composer, dividerLine, summaryOpened, waitUntilReady, sendAndWait } = chatSteps(() => page, {
+    timeout: 20_000,
+  });
   const messages = () => page.getByRole("region", { name: "Messages" });
-  const dividerLine = () => page.locator("[data-nacre-summary-divider-trigger]");
-  /** Waits until the summary's opening animation has finished (for the screenshots). */
-  const summaryOpened = () =>
-    page
-      .locator("[data-nacre-summary-divider-content]")
-      .evaluate((node) => Promise.all(node.getAnimations().map((animation) => animation.finished)).then(() => true));
-
-  async function sendAndWait(text: string) {
-    const before = await page.locator('[data-nacre-message][data-role="user"]').count();
-    await composer().fill(text);
-    await composer().press("Enter");
-    await expect
-      .poll(() => page.locator('[data-nacre-message][data-role="user"]').count(), { timeout: 20_000 })
-      .toBe(before + 1);
-    await waitUntilReady();
-  }
-
-  /** The turn is over: the composer is not busy and nothing streams. */
-  async function waitUntilReady() {
-    await expect.poll(() => page.locator("[data-nacre-composer][data-busy]").count(), { timeout: 20_000 }).toBe(0);
-    await expect.poll(() => page.locator("[data-streaming]").count(), { timeout: 20_000 }).toBe(0);
-  }
 
   beforeAll(async () => {
     server = await startVite("dev/vite.config.ts");

@@ -4,7 +4,9 @@ import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { expect } from "vitest";
+import { chromiumArgs, chromiumPath } from "../scripts/chromium.js";
 
 export const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 export const screenshotDir = join(repoRoot, ".artifacts", "screenshots");
@@ -74,18 +76,39 @@ export async function startVite(
 /** Debian's Chromium, headless, without background network calls (the machine's network is closed). */
 export function launchChromium(): Promise<Browser> {
   mkdirSync(screenshotDir, { recursive: true });
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-dev-shm-usage",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      "--disable-quic",
-    ],
-  });
+  return chromium.launch({ executablePath: chromiumPath, headless: true, args: [...chromiumArgs] });
+}
+
+/**
+ * The chat steps both dev pages' tests take: the composer, the messages, the summary line, and sending a
+ * message then waiting until its turn is over. `page` is read at each step (it is opened in `beforeAll`).
+ */
+export function chatSteps(page: () => Page, patient: { readonly timeout: number }) {
+  const composer = () => page().getByRole("textbox", { name: "Message" });
+  const userMessages = () => page().locator('[data-nacre-message][data-role="user"]');
+  const dividerLine = () => page().locator("[data-nacre-summary-divider-trigger]");
+  /** Waits until the summary's opening animation has finished (for the screenshots). */
+  const summaryOpened = () =>
+    page()
+      .locator("[data-nacre-summary-divider-content]")
+      .evaluate((node) => Promise.all(node.getAnimations().map((animation) => animation.finished)).then(() => true));
+
+  /** The page is ready for the next message: loaded, not busy, nothing streaming. */
+  async function waitUntilReady() {
+    await composer().waitFor(patient);
+    await expect.poll(() => page().locator("[data-nacre-composer][data-busy]").count(), patient).toBe(0);
+    await expect.poll(() => page().locator("[data-streaming]").count(), patient).toBe(0);
+  }
+
+  /** Types (or pastes) a message and waits until its turn is over. */
+  async function sendAndWait(text: string) {
+    await waitUntilReady();
+    const before = await userMessages().count();
+    await composer().fill(text);
+    await composer().press("Enter");
+    await expect.poll(() => userMessages().count(), patient).toBe(before + 1);
+    await waitUntilReady();
+  }
+
+  return { composer, userMessages, dividerLine, summaryOpened, waitUntilReady, sendAndWait };
 }

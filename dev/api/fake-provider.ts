@@ -1,6 +1,5 @@
 // The fake provider `pnpm dev` talks to (Node only): several chat models with different windows, a cheap model
 // that writes summaries, streamed replies, and real "too long" refusals, all over loopback HTTP.
-import { EventEmitter } from "node:events";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { unframeSummary } from "../../packages/engine-client/src/context/frame.js";
 import { recogniseTooLong } from "../../packages/engine-client/src/providers/recognise-too-long.js";
@@ -41,16 +40,6 @@ export const recordedConversation = {
 
 /** Milliseconds between streamed pieces: slow enough to watch the answer arrive. */
 export const demoChunkDelayMs = 12;
-
-/**
- * Works around a leak in the fake server: its `wait` (fake-provider-server.ts) adds a "close" listener to the
- * response for every streamed piece and never removes it, so each answer of more than ten pieces prints
- * MaxListenersExceededWarning. Raises the warning threshold of the process that runs the fake server (the
- * `pnpm dev` server or start-fake-provider.ts) above the most pieces an answer can have.
- */
-export function allowOneCloseListenerPerPiece(): void {
-  EventEmitter.defaultMaxListeners = Math.max(EventEmitter.defaultMaxListeners, 5_000);
-}
 
 /** The dialects the fake server can play for `pnpm dev` and for `start-fake-provider.ts`. */
 export type DemoDialect = "openrouter" | "openai" | "anthropic" | "ollama";
@@ -150,13 +139,13 @@ export function loadSharedConversations(directory: string): Conversation[] {
   }
 }
 
-/** What the page needs to know of the recorded conversation: its person's turns. */
-export function describeTranscript(conversations: readonly Conversation[], title: string): RecordedTranscript | null {
+/** What the page needs to know of the recorded conversation: its title and its person's turns. */
+export function describeTranscript(conversations: readonly Conversation[]): RecordedTranscript | null {
   const conversation = conversations.find((candidate) => candidate.id === recordedConversation.id);
   if (!conversation) return null;
   return {
     id: conversation.id,
-    title,
+    title: conversation.title ?? conversation.id,
     source: "edobry/minsky, .specstory/history (SpecStory export of Cursor agent chats)",
     licence: "MIT",
     turns: recordedTurns(conversation.messages)
@@ -208,7 +197,6 @@ export interface DemoFakeProvider {
  */
 export async function startDemoFakeProvider(options: DemoFakeProviderOptions = {}): Promise<DemoFakeProvider> {
   const { dialect, row } = dialectOf(options.dialect ?? "openrouter");
-  allowOneCloseListenerPerPiece();
   const replies = new Map<string, string>();
   for (const turn of (options.conversations ?? []).flatMap((conversation) => recordedTurns(conversation.messages))) {
     const reply = turn.rounds

@@ -5,14 +5,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { Plugin, ViteDevServer } from "vite";
-import { conversationsDir, readTranscript } from "../transcript-plugin.js";
+import { conversationsDir } from "../transcript-plugin.js";
 import {
   type DemoFakeProvider,
   describeTranscript,
   fakeModels,
   firstChatModel,
   loadSharedConversations,
-  recordedConversation,
   refusalWordings,
   startDemoFakeProvider,
   summariserModel,
@@ -87,8 +86,6 @@ async function startSetup(repoRoot: string, log: (line: string) => void): Promis
   }
   const directory = conversationsDir(repoRoot);
   const conversations = loadSharedConversations(directory);
-  const title =
-    readTranscript(directory, recordedConversation.file, recordedConversation.id)?.title ?? recordedConversation.id;
   const fake = await startDemoFakeProvider({ dialect: "openrouter", conversations });
   log(`pnpm dev: fake provider (OpenRouter's API) at ${fake.server.baseURL}, reached by the page through /provider.`);
   if (conversations.length === 0) log(`pnpm dev: no transcripts in ${directory}; the fake model reads messages back.`);
@@ -109,7 +106,7 @@ async function startSetup(repoRoot: string, log: (line: string) => void): Promis
         models: fakeModels.map(({ id, displayName, window }) => ({ id, displayName, window })),
         summariserModel,
         refusalWordings: refusalWordings("openrouter"),
-        transcript: describeTranscript(conversations, title),
+        transcript: describeTranscript(conversations),
       },
     },
     target: fake.server.baseURL,

@@ -13,6 +13,8 @@ export interface Conversation {
   readonly id: string;
   readonly file: string;
   readonly language: string;
+  /** The file's title for it (`meta.title`), when it gives one. */
+  readonly title?: string;
   readonly system?: string;
   readonly messages: ChatMessage[];
   /** Characters of all contents. */
@@ -29,7 +31,7 @@ interface RawMessage {
 interface RawConversation {
   readonly id: string;
   readonly system?: string;
-  readonly meta: { readonly language: string };
+  readonly meta: { readonly language: string; readonly title?: string };
   readonly messages: readonly RawMessage[];
 }
 
@@ -66,6 +68,7 @@ export function conversationFromJson(raw: RawConversation, file: string): Conver
     id: raw.id,
     file,
     language: raw.meta.language,
+    ...(raw.meta.title ? { title: raw.meta.title } : {}),
     ...(raw.system ? { system: raw.system } : {}),
     messages,
     characters,

@@ -64,19 +64,22 @@ export async function replayTurns(
     for (let round = 0; round < rounds.length; round++) {
       const stream = engine.sendTurn(input);
       let callId: string | null = null;
+      // The last message this round put in the log (the opening one, then the answer): the next seq follows it.
+      let lastLogged = seq - 1;
       for await (const event of stream) {
         stats.events.push(event);
         if (event.type === "compacted") stats.folds += 1;
         if (event.type === "healed") stats.heals += 1;
         if (event.type === "turn-problem") stats.problems += 1;
+        if (event.type === "turn-start") lastLogged = event.message.seq;
         if (event.type === "message-end") {
+          lastLogged = event.message.seq;
           for (const part of event.message.parts) if (part.type === "tool-call") callId = part.id;
         }
       }
       const end = await stream.done;
       stats.requests += 1;
-      seq = (await engine.loadChat(chatId)).messages.at(-1)?.seq ?? seq;
-      seq += 1;
+      seq = lastLogged + 1;
       if (end.status !== "tool-calls" || callId === null) {
         // A turn that ended early (a problem) leaves its remaining scripted replies unused.
         script.queue.splice(0);

@@ -121,12 +121,16 @@ export async function simulateConversation(options: SimulateOptions): Promise<Si
     }
     const stats = await replayTurns(engine, "simulated", turns, script, {
       onTurn: (index, current) => {
-        const problem = current.events.findLast((event) => event.type === "turn-problem");
+        if (!options.progress) return;
         const last = current.events.at(-1);
-        const endedWithProblem = last?.type === "turn-end" && last.status === "problem";
-        options.progress?.(
+        // Looked for only when this turn ended with one: the events of every turn so far are in the list.
+        const problem =
+          last?.type === "turn-end" && last.status === "problem"
+            ? current.events.findLast((event) => event.type === "turn-problem")
+            : undefined;
+        options.progress(
           `turn ${index + 1}/${turns.length}: requests ${current.requests}, folds ${current.folds}, heals ${current.heals}, problems ${current.problems}` +
-            (endedWithProblem && problem?.type === "turn-problem"
+            (problem?.type === "turn-problem"
               ? ` (this turn: ${problem.problem.kind}: ${problem.problem.providerMessage ?? problem.problem.title})`
               : ""),
         );

@@ -1,3 +1,6 @@
+import { fileURLToPath } from "node:url";
+import { conversationsDirectory } from "../packages/engine-client/src/testing/conversations.js";
+
 /** Command-line options of `pnpm bench`. */
 export interface BenchArgs {
   /** Print one JSON object on stdout (tables go to stderr). */
@@ -12,8 +15,7 @@ export interface BenchArgs {
   readonly quick: boolean;
 }
 
-const defaultDataDir = new URL("../../shared/data/conversations/", import.meta.url).pathname;
-const defaultCorpusFile = new URL("../../shared/data/token-corpus/train.jsonl", import.meta.url).pathname;
+const defaultCorpusFile = fileURLToPath(new URL("../../shared/data/token-corpus/train.jsonl", import.meta.url));
 
 export const usage = `pnpm bench [--json] [--data DIR] [--corpus FILE] [--only SECTION[,SECTION]] [--quick]
 
@@ -26,7 +28,7 @@ export const usage = `pnpm bench [--json] [--data DIR] [--corpus FILE] [--only S
 export function parseArgs(argv: readonly string[]): BenchArgs {
   let json = false;
   let quick = false;
-  let dataDir = defaultDataDir;
+  let dataDir = conversationsDirectory;
   let corpusFile = defaultCorpusFile;
   let only: string[] = [];
   for (let index = 0; index < argv.length; index++) {

@@ -2,12 +2,16 @@ import {
   buildRequestMessages,
   computeBudget,
   type EstimateCache,
+  estimateMessagesTokens,
   estimateMessageTokens,
   type FoldState,
   frameSummary,
   initialFoldState,
+  messageOverheadTokens,
+  pictureTokens,
   planFold,
   splitTurns,
+  type TurnRange,
 } from "../packages/engine-client/src/context/index.js";
 import type { ChatMessage } from "../packages/engine-client/src/messages.js";
 
@@ -57,12 +61,6 @@ interface PolicyStep {
 
 type PolicyRunner = (history: readonly ChatMessage[]) => PolicyStep;
 
-function tokensOf(messages: readonly ChatMessage[], cache: EstimateCache): number {
-  let tokens = 0;
-  for (const message of messages) tokens += estimateMessageTokens(message, undefined, cache);
-  return tokens;
-}
-
 function oursRunner(simulated: SimulatedWindow, cache: EstimateCache): PolicyRunner {
   const { budget } = computeBudget(simulated);
   let state: FoldState = initialFoldState;
@@ -92,15 +90,15 @@ function slidingRunner(simulated: SimulatedWindow, cache: EstimateCache): Policy
   return (history) => {
     const turns = splitTurns(history);
     let from = turns.length - 1;
-    let tokens = tokensOf(history.slice((turns[from] as { from: number }).from), cache);
+    let tokens = estimateMessagesTokens(history.slice((turns[from] as TurnRange).from), undefined, cache);
     while (from > 0) {
-      const turn = turns[from - 1] as { from: number; to: number };
-      const more = tokensOf(history.slice(turn.from, turn.to), cache);
+      const turn = turns[from - 1] as TurnRange;
+      const more = estimateMessagesTokens(history.slice(turn.from, turn.to), undefined, cache);
       if (tokens + more > room) break;
       tokens += more;
       from--;
     }
-    const start = turns.length === 0 ? 0 : (turns[from] as { from: number }).from;
+    const start = (turns[from] as TurnRange).from;
     const folded = start > firstKept;
     firstKept = Math.max(firstKept, start);
     return { messages: history.slice(start), folded };
@@ -117,7 +115,10 @@ function halfKeep20Runner(simulated: SimulatedWindow, cache: EstimateCache): Pol
   return (history) => {
     const request = () => (summary === null ? history.slice(firstKept) : [summary, ...history.slice(firstKept)]);
     let folded = false;
-    if (fixed + tokensOf(request(), cache) > simulated.window / 2 && history.length - 20 > firstKept) {
+    if (
+      fixed + estimateMessagesTokens(request(), undefined, cache) > simulated.window / 2 &&
+      history.length - 20 > firstKept
+    ) {
       firstKept = history.length - 20;
       summary = { seq: -1, role: "user", parts: [{ type: "text", text: frameSummary(standInSummary(++folds)) }] };
       folded = true;
@@ -183,7 +184,32 @@ function sameBytes(a: ChatMessage, b: ChatMessage): boolean {
   return a === b || contentKey(a) === contentKey(b);
 }
 
-/** Counts a message with a real tokenizer: its texts, tool calls and results, plus 4 for the template. */
+/** The texts of a message a real tokenizer is given: texts, thinking, tool calls' names and arguments, tool results. */
+export function tokenizedTexts(message: ChatMessage): string[] {
+  const texts: string[] = [];
+  for (const part of message.parts) {
+    switch (part.type) {
+      case "text":
+      case "thinking":
+      case "tool-result":
+        texts.push(part.text);
+        break;
+      case "tool-call":
+        texts.push(part.name, part.arguments);
+        break;
+      case "picture":
+        break;
+      default:
+        part satisfies never;
+    }
+  }
+  return texts;
+}
+
+/**
+ * Counts a message with a real tokenizer: its {@link tokenizedTexts}, plus the estimate's allowances for the
+ * template and for each picture.
+ */
 export type RealMessageCounter = (message: ChatMessage) => number;
 
 /**
@@ -220,8 +246,7 @@ export function replay(
       if ((messages[index] as ChatMessage).role !== "assistant") continue;
       const step = next(messages.slice(0, index));
       const sent = step.messages;
-      let tokens = fixed;
-      for (const message of sent) tokens += estimateMessageTokens(message, undefined, cache);
+      const tokens = fixed + estimateMessagesTokens(sent, undefined, cache);
       let reused = 0;
       if (previous !== null) {
         reused = fixed;
@@ -233,8 +258,6 @@ export function replay(
           reused += estimateMessageTokens(message, undefined, cache);
         }
         if (position < previous.length) totals.prefixBreaks++;
-      }
-      if (previous !== null) {
         // What the log gained since the last request is new either way; the rest that is not reused was rewritten.
         const known = previous.reduce((most, message) => Math.max(most, message.seq), -1);
         let appended = 0;
@@ -271,26 +294,9 @@ export function memoiseRealCounter(count: (text: string) => number): RealMessage
     const key = contentKey(message);
     let tokens = byContent.get(key);
     if (tokens === undefined) {
-      tokens = 4;
-      for (const part of message.parts) {
-        switch (part.type) {
-          case "text":
-          case "thinking":
-            tokens += count(part.text);
-            break;
-          case "tool-call":
-            tokens += count(part.name) + count(part.arguments);
-            break;
-          case "tool-result":
-            tokens += count(part.text);
-            break;
-          case "picture":
-            tokens += 1_600;
-            break;
-          default:
-            part satisfies never;
-        }
-      }
+      tokens = messageOverheadTokens;
+      for (const text of tokenizedTexts(message)) tokens += count(text);
+      for (const part of message.parts) if (part.type === "picture") tokens += pictureTokens;
       byContent.set(key, tokens);
     }
     byObject.set(message, tokens);

@@ -53,23 +53,13 @@ function estimate(name: EstimatorName, text: string, tokenizer: CorpusTokenizer)
   }
 }
 
-/** Every n-th sample of each category, from the first. */
-function sampledEvery(samples: readonly CorpusSample[], every: number): CorpusSample[] {
+/** The samples whose place in their category (0, 1, 2, ...) passes `keep`. */
+function perCategory(samples: readonly CorpusSample[], keep: (place: number) => boolean): CorpusSample[] {
   const seen = new Map<string, number>();
   return samples.filter((sample) => {
-    const count = seen.get(sample.category) ?? 0;
-    seen.set(sample.category, count + 1);
-    return count % every === 0;
-  });
-}
-
-/** The first n samples of each category, for `--quick`. */
-function sampled(samples: readonly CorpusSample[], perCategory: number): CorpusSample[] {
-  const seen = new Map<string, number>();
-  return samples.filter((sample) => {
-    const count = seen.get(sample.category) ?? 0;
-    seen.set(sample.category, count + 1);
-    return count < perCategory;
+    const place = seen.get(sample.category) ?? 0;
+    seen.set(sample.category, place + 1);
+    return keep(place);
   });
 }
 
@@ -79,7 +69,8 @@ export const estimateSection: BenchSection = {
   title: "Estimate against real token counts",
   async run({ args, log }) {
     const all = loadCorpus(args.corpusFile);
-    const samples = args.quick ? sampled(all, 6) : all;
+    // --quick: the first 6 samples of each category.
+    const samples = args.quick ? perCategory(all, (place) => place < 6) : all;
     const categories = [...new Set(samples.map((sample) => sample.category))];
     log(`${samples.length} samples in ${categories.length} categories`);
 
@@ -102,15 +93,15 @@ export const estimateSection: BenchSection = {
         Object.fromEntries(
           estimators.map((name) => {
             const values = ratios[name][tokenizer];
-            const perCategory = categories.map((category) =>
+            const categoryStats = categories.map((category) =>
               statsOf(values.filter((_, index) => samples[index]?.category === category)),
             );
             return [
               name,
               {
                 ...statsOf(values),
-                worstCategoryUnder: Math.max(...perCategory.map((stats) => stats.under)),
-                worstCategoryMedian: Math.max(...perCategory.map((stats) => stats.median)),
+                worstCategoryUnder: Math.max(...categoryStats.map((stats) => stats.under)),
+                worstCategoryMedian: Math.max(...categoryStats.map((stats) => stats.median)),
               },
             ];
           }),
@@ -138,7 +129,8 @@ export const estimateSection: BenchSection = {
 
     // Throughput: every fourth sample of each category (a cross-section of all of them; gpt-tokenizer takes
     // seconds a pass over the whole corpus), each counted once per run, as a planner counts messages.
-    const throughputSamples = sampledEvery(samples, args.quick ? 8 : 4);
+    const every = args.quick ? 8 : 4;
+    const throughputSamples = perCategory(samples, (place) => place % every === 0);
     const texts = throughputSamples.map((sample) => sample.text);
     const megabytes = texts.reduce((sum, text) => sum + utf8Length(text), 0) / 1e6;
     let sink = 0;
@@ -235,7 +227,7 @@ export const estimateSection: BenchSection = {
         categoryTable("ours", "Ours (all-model table) by category: median estimate/real / share more than 10% short"),
         categoryTable("adr", "ADR's rule by category: median estimate/real / share more than 10% short"),
         {
-          title: `Throughput on ${megabytes.toFixed(1)} MB of UTF-8 (${texts.length} samples, every ${args.quick ? 8 : 4}th of each category, each counted once per run), median of ${rounds} rounds`,
+          title: `Throughput on ${megabytes.toFixed(1)} MB of UTF-8 (${texts.length} samples, every ${every}th of each category, each counted once per run), median of ${rounds} rounds`,
           header: ["counter", "MB/s", "vs ours"],
           rows: [
             ["ours (all-model table)", throughput.ours.toFixed(0), "1×"],

@@ -11,7 +11,7 @@ import type { ChatMessage } from "../../packages/engine-client/src/messages.js";
 import { type Conversation, loadConversations } from "../data.js";
 import { medianOf, ratiosOf, timeInRounds } from "../measure.js";
 import type { BenchSection } from "../section.js";
-import { standInSummary } from "../simulate.js";
+import { standInSummary, tokenizedTexts } from "../simulate.js";
 import { grouped, median, round } from "../stats.js";
 
 const chatLength = 600;
@@ -36,29 +36,6 @@ function chatOf600(conversations: readonly Conversation[]): {
   return { messages, from: used.length === 1 ? (used[0] as string) : `${used.length} conversations joined` };
 }
 
-function textsOf(messages: readonly ChatMessage[]): string[] {
-  const texts: string[] = [];
-  for (const message of messages) {
-    for (const part of message.parts) {
-      switch (part.type) {
-        case "text":
-        case "thinking":
-        case "tool-result":
-          texts.push(part.text);
-          break;
-        case "tool-call":
-          texts.push(part.name, part.arguments);
-          break;
-        case "picture":
-          break;
-        default:
-          part satisfies never;
-      }
-    }
-  }
-  return texts;
-}
-
 /** Section 1: what planning one more turn of a 600-message chat costs, warm and cold, against a real tokenizer. */
 export const planningSection: BenchSection = {
   id: "planning",
@@ -66,7 +43,8 @@ export const planningSection: BenchSection = {
   async run({ args, log }) {
     const chat = chatOf600(loadConversations(args.dataDir));
     const messages = chat.messages;
-    const characters = textsOf(messages).reduce((sum, text) => sum + text.length, 0);
+    const texts = messages.flatMap(tokenizedTexts);
+    const characters = texts.reduce((sum, text) => sum + text.length, 0);
     log(`600-message chat from ${chat.from}: ${grouped(characters)} characters`);
     const summary = standInSummary(1);
     const everything = Number.MAX_SAFE_INTEGER; // a budget that keeps all 600 messages: the most work a plan does
@@ -81,7 +59,6 @@ export const planningSection: BenchSection = {
     const state128k: FoldState = settled.state;
     let current = withNewLast();
     let coldCache: EstimateCache = createEstimateCache();
-    const texts = textsOf(messages);
     let sink = 0;
 
     // The cold plan and the tokenizer run back to back in each round, and their ratio is taken round by round.

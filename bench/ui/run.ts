@@ -15,6 +15,8 @@ import { gzipSync } from "node:zlib";
 import react from "@vitejs/plugin-react";
 import { chromium } from "playwright-core";
 import { build, defaultClientConditions, preview } from "vite";
+import { chromiumArgs, chromiumPath } from "../../scripts/chromium.js";
+import { median, round } from "../stats.js";
 
 const { values } = parseArgs({
   options: {
@@ -43,20 +45,10 @@ interface Sample {
   rows: number;
 }
 
-function median(list: readonly number[]): number {
-  const sorted = [...list].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length === 0
-    ? Number.NaN
-    : sorted.length % 2
-      ? (sorted[middle] as number)
-      : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
 function percentile(list: readonly number[], p: number): number {
   const sorted = [...list].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
-const round = (value: number, digits = 2) => Number(value.toFixed(digits));
 
 async function bundleSize() {
   const outDir = join(work, "bundle");
@@ -131,20 +123,7 @@ async function main() {
   const url = server.resolvedUrls?.local[0];
   if (!url) throw new Error("vite preview gave no URL");
 
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-dev-shm-usage",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      "--disable-quic",
-    ],
-  });
+  const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: [...chromiumArgs] });
   const samples: Record<"nacre" | "naive", Sample[]> = { nacre: [], naive: [] };
   try {
     // A fresh page per run, the two lists interleaved, so that neither gets a warmer engine.
@@ -175,10 +154,10 @@ async function main() {
     const list = samples[kind];
     const deltas = list.flatMap((sample) => sample.deltaCommitsMs);
     return {
-      firstCommitMs: round(median(list.map((sample) => sample.firstCommitMs))),
-      firstFrameMs: round(median(list.map((sample) => sample.firstFrameMs))),
-      allRowsMs: round(median(list.map((sample) => sample.allRowsMs))),
-      mountRenderMs: round(median(list.map((sample) => sample.mountRenderMs))),
+      firstCommitMs: round(median(list.map((sample) => sample.firstCommitMs)), 2),
+      firstFrameMs: round(median(list.map((sample) => sample.firstFrameMs)), 2),
+      allRowsMs: round(median(list.map((sample) => sample.allRowsMs)), 2),
+      mountRenderMs: round(median(list.map((sample) => sample.mountRenderMs)), 2),
       deltaCommitMedianMs: round(median(deltas), 3),
       deltaCommitP95Ms: round(percentile(deltas, 95), 3),
       commitsPerRun: round(median(list.map((sample) => sample.deltaCommitsMs.length)), 0),

@@ -1,3 +1,5 @@
+import { usableFactor } from "./factor.js";
+
 /** The share of the window that may be filled: the rest covers the estimate's error. */
 export const windowMargin = 0.9;
 
@@ -56,7 +58,7 @@ export interface Budget {
  */
 export function computeBudget(input: BudgetInput): Budget {
   const window = Math.max(0, input.window);
-  const factor = input.factor !== undefined && Number.isFinite(input.factor) && input.factor > 0 ? input.factor : 1;
+  const factor = usableFactor(input.factor);
   const answerRoom = Math.max(0, input.answerRoom ?? answerRoomFor(window));
   const fixed = factor * ((input.systemTokens ?? 0) + (input.toolTokens ?? 0));
   const uncapped = Math.floor(windowMargin * window - answerRoom - fixed);

@@ -1,6 +1,11 @@
 /** The factor of a new chat, and of a chat whose model changed: the estimate as it is. */
 export const initialFactor = 1;
 
+/** `factor` when it is a positive finite number, else {@link initialFactor}: what a missing or meaningless factor means. */
+export function usableFactor(factor: number | undefined): number {
+  return factor !== undefined && Number.isFinite(factor) && factor > 0 ? factor : initialFactor;
+}
+
 /**
  * The chat's correction of the estimate after a response: `inputTokens / estimatedRequestTokens` when that
  * is higher than `previous`, else `previous`. It never comes down, because a provider that counts only what
@@ -13,7 +18,7 @@ export const initialFactor = 1;
  * @param estimatedRequestTokens the estimate of that same request (system prompt, tools and messages), not × factor.
  */
 export function raiseFactor(previous: number, inputTokens: number, estimatedRequestTokens: number): number {
-  const current = Number.isFinite(previous) && previous > 0 ? previous : initialFactor;
+  const current = usableFactor(previous);
   if (!(Number.isFinite(inputTokens) && inputTokens > 0)) return current;
   if (!(Number.isFinite(estimatedRequestTokens) && estimatedRequestTokens > 0)) return current;
   return Math.max(current, inputTokens / estimatedRequestTokens);

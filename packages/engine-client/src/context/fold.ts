@@ -1,9 +1,11 @@
 import type { CompactionReason, TranscriptSize } from "../events.js";
 import type { ChatMessage } from "../messages.js";
 import { utf8Length } from "./estimate.js";
+import { usableFactor } from "./factor.js";
 import { frameSummary, summaryFrameSeparator } from "./frame.js";
 import { createEstimateCache, type EstimateCache, measureMessage, messageOverheadTokens } from "./message-estimate.js";
 import { type ShortenedText, shortenMessage, shortenTurn } from "./shorten.js";
+import { splitTurns, type TurnRange } from "./turns.js";
 
 /**
  * - `auto`: every turn; folds only when the transcript is over budget, past the message limit or past
@@ -142,7 +144,7 @@ export function planFold(input: FoldInput): FoldPlan {
   const mode = input.mode ?? "auto";
   const cache = input.cache ?? createEstimateCache();
   const family = input.family;
-  const factor = input.factor !== undefined && Number.isFinite(input.factor) && input.factor > 0 ? input.factor : 1;
+  const factor = usableFactor(input.factor);
   const budget = Math.max(0, input.budget);
   const messageLimit = input.messageLimit ?? transcriptMessageLimit;
   const byteLimit = input.byteLimit ?? transcriptByteLimit;
@@ -153,48 +155,35 @@ export function planFold(input: FoldInput): FoldPlan {
   const summary = measureSummary(input.summary ?? null, family, cache);
   const standingLimit = previous.textLimit;
 
-  // One pass over what is kept: where each turn starts and what it costs as it would be sent.
-  const turnStarts: number[] = [];
+  // One pass over what is kept: what each turn costs as it would be sent (under the standing limit).
+  const turns = splitTurns(messages, start);
+  const turnCount = turns.length;
   const turnTokens: number[] = [];
   const turnBytes: number[] = [];
   let limitedTurn = -1;
-  let hasPersonMessage = false;
-  let limited = false;
-  let tokens = 0;
-  let bytes = 0;
-  for (let index = start; index < end; index++) {
-    const message = messages[index] as ChatMessage;
-    if (index === start || (message.role === "user" && hasPersonMessage)) {
-      if (index > start) {
-        turnTokens.push(tokens);
-        turnBytes.push(bytes);
-      }
-      turnStarts.push(index);
-      tokens = 0;
-      bytes = 0;
-      limited = standingLimit !== null && message.seq === standingLimit.turnSeq;
-      if (limited) limitedTurn = turnStarts.length - 1;
-    }
-    if (message.role === "user") hasPersonMessage = true;
-    const measure = measureMessage(message, family, cache);
-    bytes += measure.bytes;
-    tokens +=
-      limited && standingLimit !== null
-        ? measureMessage(shortenMessage(message, standingLimit.maxChars, cache).message, family, cache).tokens
-        : measure.tokens;
-  }
-  if (end > start) {
-    turnTokens.push(tokens);
-    turnBytes.push(bytes);
-  }
-  const turnCount = turnStarts.length;
-  const turnAt = (values: readonly number[], turn: number) => values[turn] as number;
   let keptTokens = summary.tokens;
   let keptBytes = summary.bytes;
   for (let turn = 0; turn < turnCount; turn++) {
-    keptTokens += turnAt(turnTokens, turn);
-    keptBytes += turnAt(turnBytes, turn);
+    const { from, to } = turns[turn] as TurnRange;
+    const limit = standingLimit?.turnSeq === (messages[from] as ChatMessage).seq ? standingLimit : null;
+    if (limit !== null) limitedTurn = turn;
+    let tokens = 0;
+    let bytes = 0;
+    for (let index = from; index < to; index++) {
+      const message = messages[index] as ChatMessage;
+      const measure = measureMessage(message, family, cache);
+      bytes += measure.bytes;
+      tokens +=
+        limit === null
+          ? measure.tokens
+          : measureMessage(shortenMessage(message, limit.maxChars, cache).message, family, cache).tokens;
+    }
+    turnTokens.push(tokens);
+    turnBytes.push(bytes);
+    keptTokens += tokens;
+    keptBytes += bytes;
   }
+  const at = (values: readonly number[], index: number) => values[index] as number;
   let keptMessages = end - start;
   const before: TranscriptSize = { messages: keptMessages, tokens: Math.ceil(factor * keptTokens) };
 
@@ -227,15 +216,16 @@ export function planFold(input: FoldInput): FoldPlan {
         firstTurn < lastTurn &&
         (factor * keptTokens > budget / 2 || keptMessages > messageTarget || keptBytes > byteTarget)
       ) {
-        keptTokens -= turnAt(turnTokens, firstTurn);
-        keptBytes -= turnAt(turnBytes, firstTurn);
-        keptMessages -= turnAt(turnStarts, firstTurn + 1) - turnAt(turnStarts, firstTurn);
+        const { from, to } = turns[firstTurn] as TurnRange;
+        keptTokens -= at(turnTokens, firstTurn);
+        keptBytes -= at(turnBytes, firstTurn);
+        keptMessages -= to - from;
         firstTurn++;
       }
     } else {
       firstTurn = lastTurn;
-      keptTokens = summary.tokens + turnAt(turnTokens, lastTurn);
-      keptBytes = summary.bytes + turnAt(turnBytes, lastTurn);
+      keptTokens = summary.tokens + at(turnTokens, lastTurn);
+      keptBytes = summary.bytes + at(turnBytes, lastTurn);
     }
   }
 
@@ -244,7 +234,7 @@ export function planFold(input: FoldInput): FoldPlan {
   if (reason !== null && turnCount > 0 && firstTurn === lastTurn) {
     const shortenAbove = mode === "heal" ? budget / 2 : budget;
     if (factor * keptTokens > shortenAbove) {
-      const from = turnAt(turnStarts, lastTurn);
+      const { from } = turns[lastTurn] as TurnRange;
       const result = shortenTurn({
         messages: messages.slice(from, end),
         targetTokens: budget / 2 / factor - summary.tokens,
@@ -257,22 +247,15 @@ export function planFold(input: FoldInput): FoldPlan {
     }
   }
 
-  const keptFrom = turnCount > 0 ? turnAt(turnStarts, firstTurn) : end;
-  let limitFrom = end;
-  let limitTo = end;
-  if (textLimit !== null) {
-    for (let turn = firstTurn; turn < turnCount; turn++) {
-      if ((messages[turnAt(turnStarts, turn)] as ChatMessage).seq !== textLimit.turnSeq) continue;
-      limitFrom = turnAt(turnStarts, turn);
-      limitTo = turn + 1 < turnCount ? turnAt(turnStarts, turn + 1) : end;
-    }
-  }
+  const keptFrom = turnCount > 0 ? (turns[firstTurn] as TurnRange).from : end;
+  // The limit holds the standing limit's turn, or the last turn when it is new.
+  const limited = textLimit === null ? undefined : turns[textLimit === standingLimit ? limitedTurn : lastTurn];
   const kept: ChatMessage[] = [];
   const shortened: ShortenedText[] = [];
   let sentTokens = summary.tokens;
   for (let index = keptFrom; index < end; index++) {
     let message = messages[index] as ChatMessage;
-    if (textLimit !== null && index >= limitFrom && index < limitTo) {
+    if (textLimit !== null && limited !== undefined && index >= limited.from && index < limited.to) {
       const copy = shortenMessage(message, textLimit.maxChars, cache);
       message = copy.message;
       if (copy.shortened.length > 0) shortened.push(...copy.shortened);

@@ -24,6 +24,8 @@ function isLetterOrDigit(unit: number): boolean {
  * An "&" is escaped only where it would read as one of the two escapes, so ordinary text stays as written.
  */
 function escapeSummary(summary: string): string {
+  // Most summaries have neither character: nothing to escape, and no table to build (the request is framed every turn).
+  if (!summary.includes("<") && !summary.includes("&")) return summary;
   const length = summary.length;
   // nextLetter[i]: the first letter or digit at or after i (length when there is none).
   const nextLetter = new Int32Array(length + 1);

@@ -103,7 +103,7 @@ function textCounter(estimator: TokenEstimator, family: string | undefined): Tex
 }
 
 /** Whether a thinking part is sent back, and so counts. */
-export function thinkingSentBack(part: Extract<MessagePart, { type: "thinking" }>, policy: ThinkingSentBack): boolean {
+function thinkingSentBack(part: Extract<MessagePart, { type: "thinking" }>, policy: ThinkingSentBack): boolean {
   switch (policy) {
     case "signed":
       return part.signature !== undefined || part.redacted === true;

@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ChatMessage, MessagePart, MessageRole } from "../messages.js";
+import { loadConversations } from "../testing/conversations.js";
 import { computeBudget } from "./budget.js";
 import { type FoldInput, type FoldPlan, type FoldState, initialFoldState, planFold } from "./fold.js";
 import { buildRequestMessages } from "./frame.js";
@@ -478,25 +478,10 @@ interface RealConversation {
   readonly long: boolean;
 }
 
-/** The shared transcripts as the engine's log would hold them. */
+/** The shared transcripts as the engine's log would hold them (long: 30+ messages and 50,000+ characters). */
 function readConversations(): RealConversation[] {
-  const folder = new URL("../../../../../shared/data/conversations/", import.meta.url);
-  const conversations: RealConversation[] = [];
-  for (const file of readdirSync(folder).filter((name) => name.endsWith(".jsonl"))) {
-    for (const line of readFileSync(new URL(file, folder), "utf8").split("\n")) {
-      if (line.trim() === "") continue;
-      const raw = JSON.parse(line) as {
-        messages: { role: MessageRole; content: string; tool_call_id?: string | string[] }[];
-      };
-      const messages = raw.messages.map(
-        (value, seq): ChatMessage =>
-          value.role === "tool" && value.tool_call_id !== undefined
-            ? message(seq, "tool", [{ type: "tool-result", callId: String(value.tool_call_id), text: value.content }])
-            : message(seq, value.role, text(value.content)),
-      );
-      const characters = raw.messages.reduce((sum, value) => sum + [...value.content].length, 0);
-      conversations.push({ messages: deepFreeze(messages), long: messages.length >= 30 && characters >= 50_000 });
-    }
-  }
-  return conversations;
+  return loadConversations().map((conversation) => ({
+    messages: deepFreeze(conversation.messages),
+    long: conversation.messages.length >= 30 && conversation.characters >= 50_000,
+  }));
 }

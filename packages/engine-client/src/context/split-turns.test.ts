@@ -46,4 +46,30 @@ describe("splitTurns", () => {
       },
     );
   });
+
+  describe("given messages and a start", () => {
+    it.each([
+      {
+        name: "from a person's message (indices stay the list's own)",
+        roles: ["user", "assistant", "user", "assistant", "user"],
+        start: 2,
+        expected: [
+          { from: 2, to: 4 },
+          { from: 4, to: 5 },
+        ],
+      },
+      {
+        name: "from a tool line (it joins the first turn after the start)",
+        roles: ["user", "tool", "user", "assistant"],
+        start: 1,
+        expected: [{ from: 1, to: 4 }],
+      },
+      { name: "at the end (no turns)", roles: ["user", "assistant"], start: 2, expected: [] },
+    ] satisfies { name: string; roles: MessageRole[]; start: number; expected: unknown }[])(
+      "should split $name",
+      ({ roles, start, expected }) => {
+        expect(splitTurns(chat(roles), start)).toEqual(expected);
+      },
+    );
+  });
 });

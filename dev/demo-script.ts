@@ -89,7 +89,7 @@ export function demoSeed(transcript: DemoTranscript | null): { seed: MockChatSee
   };
 }
 
-function tooLongProblem(model: ModelInfo, models: readonly ModelInfo[], input: TurnInput): TurnProblem {
+function scriptedTooLongProblem(model: ModelInfo, models: readonly ModelInfo[], input: TurnInput): TurnProblem {
   const window = model.context ?? 8_000;
   // The ready model that reads clearly more (twice or more), else a new chat with the message in its box.
   const bigger = models
@@ -136,7 +136,7 @@ function stepScript(
         reply: `A plain answer from ${model.displayName}. Type /compact [what to keep] to summarise the start of this chat now, or press ⌘K / Ctrl+K.`,
       };
     case "too-long":
-      return { problem: tooLongProblem(model, models, input) };
+      return { problem: scriptedTooLongProblem(model, models, input) };
     default:
       return step satisfies never;
   }

@@ -10,6 +10,7 @@ import {
   useInConversation,
   useNacreMessages,
 } from "./conversation.js";
+import { preferPassed } from "./internal/conversation-defaults.js";
 
 interface MeterData {
   readonly usage: ContextUsageState;
@@ -72,7 +73,7 @@ const RootImpl = forwardRef<HTMLDivElement, ContextMeterRootProps>(function Cont
 const ConnectedRoot = forwardRef<HTMLDivElement, ContextMeterRootProps>(function ContextMeterConnectedRoot(props, ref) {
   const usage = useContextUsage();
   const { model } = useConversation();
-  return <RootImpl usage={usage} model={model?.displayName ?? null} {...props} ref={ref} />;
+  return <RootImpl {...preferPassed(props, { usage, model: model?.displayName ?? null })} ref={ref} />;
 });
 
 /**
@@ -82,7 +83,7 @@ const ConnectedRoot = forwardRef<HTMLDivElement, ContextMeterRootProps>(function
 export const ContextMeterRoot = forwardRef<HTMLDivElement, ContextMeterRootProps>(
   function ContextMeterRoot(props, ref) {
     const inConversation = useInConversation();
-    if (inConversation && props.usage === undefined) return <ConnectedRoot {...props} ref={ref} />;
+    if (inConversation) return <ConnectedRoot {...props} ref={ref} />;
     return <RootImpl {...props} ref={ref} />;
   },
 );

@@ -3,6 +3,7 @@ import type { HealthNote } from "@conch/engine-client";
 import { Slot } from "@radix-ui/react-slot";
 import { type ComponentPropsWithoutRef, createContext, forwardRef, useContext, useId } from "react";
 import { useConversation, useInConversation, useNacreMessages } from "./conversation.js";
+import { preferPassed } from "./internal/conversation-defaults.js";
 import { PlainText } from "./internal/plain-text.js";
 
 interface HealthData {
@@ -45,7 +46,7 @@ const RootImpl = forwardRef<HTMLElement, HealthNotesRootProps & { notes: readonl
 
 const ConnectedRoot = forwardRef<HTMLElement, HealthNotesRootProps>(function HealthNotesConnectedRoot(props, ref) {
   const { healthNotes } = useConversation();
-  return <RootImpl {...props} notes={props.notes ?? healthNotes} ref={ref} />;
+  return <RootImpl {...preferPassed(props, { notes: healthNotes })} ref={ref} />;
 });
 
 /**
@@ -54,7 +55,7 @@ const ConnectedRoot = forwardRef<HTMLElement, HealthNotesRootProps>(function Hea
  */
 export const HealthNotesRoot = forwardRef<HTMLElement, HealthNotesRootProps>(function HealthNotesRoot(props, ref) {
   const inConversation = useInConversation();
-  if (inConversation && props.notes === undefined) return <ConnectedRoot {...props} ref={ref} />;
+  if (inConversation) return <ConnectedRoot {...props} ref={ref} />;
   return <RootImpl {...props} notes={props.notes ?? []} ref={ref} />;
 });
 HealthNotesRoot.displayName = "HealthNotes.Root";

@@ -76,15 +76,12 @@ export {
   HealthNotesTitle,
   type HealthNotesTitleProps,
 } from "./health-notes.js";
+export { Message, type MessageProps, StreamingMessage, type StreamingMessageProps } from "./message.js";
 export {
-  Message,
   MessageListItems,
   type MessageListItemsProps,
   MessageListRoot,
   type MessageListRootProps,
-  type MessageProps,
-  StreamingMessage,
-  type StreamingMessageProps,
 } from "./message-list.js";
 export { defaultMessages, type NacreMessages, resolveMessages, type SettingsSection } from "./messages.js";
 export * as Composer from "./parts/composer.js";

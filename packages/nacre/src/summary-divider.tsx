@@ -3,6 +3,7 @@ import type { SummaryState } from "@conch/engine-client";
 import * as Collapsible from "@radix-ui/react-collapsible";
 import { createContext, forwardRef, useContext } from "react";
 import { useConversation, useInConversation, useNacreMessages } from "./conversation.js";
+import { preferPassed } from "./internal/conversation-defaults.js";
 import { PlainText } from "./internal/plain-text.js";
 
 /** What the divider shows, worked out once by the root. */
@@ -35,57 +36,51 @@ export interface SummaryDividerRootProps extends Omit<Collapsible.CollapsiblePro
 
 type RootElement = HTMLDivElement;
 
-const RootImpl = forwardRef<RootElement, SummaryDividerRootProps & { fallbackFolded?: number }>(
-  function SummaryDividerRootImpl(
-    { summary = null, model = "the model", summarising = false, foldedMessages, fallbackFolded, children, ...props },
-    ref,
-  ) {
-    if (!summary && !summarising) return null;
-    const folded =
-      foldedMessages ?? fallbackFolded ?? (summary ? Math.max(0, summary.before.messages - summary.after.messages) : 0);
-    const data: DividerData = {
-      summary,
-      model,
-      summarising,
-      foldedMessages: folded,
-      // Every fold so far when the engine counts it; else what the latest fold took away.
-      foldedTokens: summary ? (summary.folded?.tokens ?? Math.max(0, summary.before.tokens - summary.after.tokens)) : 0,
-    };
-    return (
-      <DividerContext.Provider value={data}>
-        <Collapsible.Root
-          data-nacre-summary-divider=""
-          data-status={summarising ? "summarising" : "summarised"}
-          {...(summary && !summary.text ? { "data-empty": "" } : {})}
-          {...props}
-          disabled={!summary}
-          ref={ref}
-        >
-          {children ?? (
-            <>
-              <SummaryDividerTrigger />
-              <SummaryDividerContent />
-            </>
-          )}
-        </Collapsible.Root>
-      </DividerContext.Provider>
-    );
-  },
-);
+const RootImpl = forwardRef<RootElement, SummaryDividerRootProps>(function SummaryDividerRootImpl(
+  { summary = null, model = "the model", summarising = false, foldedMessages, children, ...props },
+  ref,
+) {
+  if (!summary && !summarising) return null;
+  const folded = foldedMessages ?? (summary ? Math.max(0, summary.before.messages - summary.after.messages) : 0);
+  const data: DividerData = {
+    summary,
+    model,
+    summarising,
+    foldedMessages: folded,
+    // Every fold so far when the engine counts it; else what the latest fold took away.
+    foldedTokens: summary ? (summary.folded?.tokens ?? Math.max(0, summary.before.tokens - summary.after.tokens)) : 0,
+  };
+  return (
+    <DividerContext.Provider value={data}>
+      <Collapsible.Root
+        data-nacre-summary-divider=""
+        data-status={summarising ? "summarising" : "summarised"}
+        {...(summary && !summary.text ? { "data-empty": "" } : {})}
+        {...props}
+        disabled={!summary}
+        ref={ref}
+      >
+        {children ?? (
+          <>
+            <SummaryDividerTrigger />
+            <SummaryDividerContent />
+          </>
+        )}
+      </Collapsible.Root>
+    </DividerContext.Provider>
+  );
+});
 
 const ConnectedRoot = forwardRef<RootElement, SummaryDividerRootProps>(
   function SummaryDividerConnectedRoot(props, ref) {
     const conversation = useConversation();
-    return (
-      <RootImpl
-        summary={conversation.summary}
-        model={conversation.model?.displayName ?? "the model"}
-        summarising={conversation.compacting !== null}
-        fallbackFolded={conversation.foldedMessages}
-        {...props}
-        ref={ref}
-      />
-    );
+    const own = {
+      summary: conversation.summary,
+      model: conversation.model?.displayName ?? "the model",
+      summarising: conversation.compacting !== null,
+      foldedMessages: conversation.foldedMessages,
+    };
+    return <RootImpl {...preferPassed(props, own)} ref={ref} />;
   },
 );
 
@@ -97,12 +92,7 @@ const ConnectedRoot = forwardRef<RootElement, SummaryDividerRootProps>(
 export const SummaryDividerRoot = forwardRef<RootElement, SummaryDividerRootProps>(
   function SummaryDividerRoot(props, ref) {
     const inConversation = useInConversation();
-    const needsConversation = props.summary === undefined || props.model === undefined;
-    return inConversation && needsConversation ? (
-      <ConnectedRoot {...props} ref={ref} />
-    ) : (
-      <RootImpl {...props} ref={ref} />
-    );
+    return inConversation ? <ConnectedRoot {...props} ref={ref} /> : <RootImpl {...props} ref={ref} />;
   },
 );
 SummaryDividerRoot.displayName = "SummaryDivider.Root";

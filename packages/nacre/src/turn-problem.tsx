@@ -14,6 +14,7 @@ import {
   useState,
 } from "react";
 import { type ConversationHostActions, useConversation, useInConversation, useNacreMessages } from "./conversation.js";
+import { preferPassed } from "./internal/conversation-defaults.js";
 import { PlainText } from "./internal/plain-text.js";
 import { composeEventHandlers } from "./internal/primitives.js";
 
@@ -52,7 +53,7 @@ export interface TurnProblemRootProps extends ComponentPropsWithoutRef<"div"> {
   asChild?: boolean;
 }
 
-type RootImplProps = TurnProblemRootProps & { problem: TurnProblem | null; connectedRetry?: () => void };
+type RootImplProps = TurnProblemRootProps & { problem: TurnProblem | null };
 
 const RootImpl = forwardRef<HTMLDivElement, RootImplProps>(function TurnProblemRootImpl(
   {
@@ -63,7 +64,6 @@ const RootImpl = forwardRef<HTMLDivElement, RootImplProps>(function TurnProblemR
     onNewChat,
     onOpenSettings,
     onRetry,
-    connectedRetry,
     asChild,
     children,
     ...props
@@ -71,7 +71,6 @@ const RootImpl = forwardRef<HTMLDivElement, RootImplProps>(function TurnProblemR
   ref,
 ) {
   const titleId = useId();
-  const retry = onRetry ?? connectedRetry;
   const data = useMemo<ProblemData | null>(
     () =>
       problem
@@ -84,11 +83,11 @@ const RootImpl = forwardRef<HTMLDivElement, RootImplProps>(function TurnProblemR
               ...(onSwitchModel ? { onSwitchModel } : {}),
               ...(onNewChat ? { onNewChat } : {}),
               ...(onOpenSettings ? { onOpenSettings } : {}),
-              ...(retry ? { onRetry: retry } : {}),
+              ...(onRetry ? { onRetry } : {}),
             },
           }
         : null,
-    [problem, message, model, titleId, onSwitchModel, onNewChat, onOpenSettings, retry],
+    [problem, message, model, titleId, onSwitchModel, onNewChat, onOpenSettings, onRetry],
   );
   if (!data || !problem) return null;
   const Component = asChild ? Slot : "div";
@@ -126,20 +125,16 @@ const ConnectedRoot = forwardRef<HTMLDivElement, TurnProblemRootProps>(function 
     (model, details) => hostSwitch?.(model, { ...details, ...(problemSeq !== undefined ? { seq: problemSeq } : {}) }),
     [hostSwitch, problemSeq],
   );
-  return (
-    <RootImpl
-      problem={conversation.problem?.problem ?? null}
-      message={conversation.problem?.message ?? ""}
-      model={conversation.model?.displayName ?? null}
-      connectedRetry={conversation.retry}
-      {...(host.onSwitchModel ? { onSwitchModel: switchWithSeq } : {})}
-      {...(host.onNewChat ? { onNewChat: host.onNewChat } : {})}
-      {...(host.onOpenSettings ? { onOpenSettings: host.onOpenSettings } : {})}
-      // What is given as a prop (a problem too) wins over the conversation's.
-      {...props}
-      ref={ref}
-    />
-  );
+  const own = {
+    problem: conversation.problem?.problem ?? null,
+    message: conversation.problem?.message ?? "",
+    model: conversation.model?.displayName ?? null,
+    onRetry: conversation.retry,
+    ...(host.onSwitchModel ? { onSwitchModel: switchWithSeq } : {}),
+    ...(host.onNewChat ? { onNewChat: host.onNewChat } : {}),
+    ...(host.onOpenSettings ? { onOpenSettings: host.onOpenSettings } : {}),
+  };
+  return <RootImpl {...preferPassed(props, own)} ref={ref} />;
 });
 
 /**

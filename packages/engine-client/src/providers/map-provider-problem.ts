@@ -91,7 +91,11 @@ function base<K extends TurnProblem["kind"]>(kind: K, status: number | undefined
  * A "too long" problem as an adapter can make it. Its `next` step is a placeholder (`new-chat` with an
  * empty message) that the engine replaces: it knows the ready models and the person's message.
  */
-export function tooLongProblem(tooLong: TooLongRefusal, status: number | undefined, message: string | undefined) {
+export function tooLongRefusalProblem(
+  tooLong: TooLongRefusal,
+  status: number | undefined,
+  message: string | undefined,
+) {
   return {
     ...base("too-long", status, message),
     next: { type: "new-chat", message: "" },
@@ -129,7 +133,7 @@ export function problemFromResponse(options: {
   const { provider, status, body, headers, phase } = options;
   const message = providerMessageOf(body);
   const tooLong = recogniseTooLong(provider, status, body);
-  if (tooLong) return { problem: tooLongProblem(tooLong, status, message), tooLong };
+  if (tooLong) return { problem: tooLongRefusalProblem(tooLong, status, message), tooLong };
 
   const words = message ?? body;
   const settings = (section: "provider" | "models" | "billing") => ({ type: "open-settings", section }) as const;

@@ -38,6 +38,16 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: "fake-provider",
+          environment: "node",
+          include: ["packages/fake-provider/src/**/*.test.ts"],
+          exclude: ["**/node_modules/**"],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: "nacre",
           environment: "jsdom",
           include: ["packages/nacre/src/**/*.test.{ts,tsx}"],

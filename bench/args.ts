@@ -1,5 +1,4 @@
-import { fileURLToPath } from "node:url";
-import { conversationsDirectory } from "../packages/engine-client/src/testing/conversations.js";
+import { conversationsDirectory, sharedDataPath } from "@conch/fake-provider";
 
 /** Command-line options of `pnpm bench`. */
 export interface BenchArgs {
@@ -15,7 +14,7 @@ export interface BenchArgs {
   readonly quick: boolean;
 }
 
-const defaultCorpusFile = fileURLToPath(new URL("../../shared/data/token-corpus/train.jsonl", import.meta.url));
+const defaultCorpusFile = sharedDataPath("token-corpus", "train.jsonl");
 
 export const usage = `pnpm bench [--json] [--data DIR] [--corpus FILE] [--only SECTION[,SECTION]] [--quick]
 

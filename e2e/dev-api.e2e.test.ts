@@ -1,9 +1,9 @@
 import { join } from "node:path";
+import { loadConversationFile, recordedTurns } from "@conch/fake-provider";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordedConversation } from "../dev/api/fake-provider.js";
 import type { LastRequest } from "../dev/api/setup.js";
-import { loadConversationFile, recordedTurns } from "../packages/engine-client/src/testing/index.js";
 import { chatSteps, launchChromium, screenshotDir, startVite } from "./helpers.js";
 
 /** Generous waits on conditions (a loaded 2-core machine), never fixed sleeps. */

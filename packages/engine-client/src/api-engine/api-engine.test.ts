@@ -1,15 +1,6 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { afterEach, describe, expect, it } from "vitest";
-import { unframeSummary } from "../context/frame.js";
-import type { EngineEvent } from "../events.js";
-import { createMemoryLearner } from "../learning/memory-learner.js";
-import type { ModelInfo } from "../messages.js";
-import { chatLogFrom } from "../mock/long-chat.js";
-import { createProvider } from "../providers/create-provider.js";
-import type { ProviderId } from "../providers/provider-adapter.js";
 import {
   createReplayScript,
   type FakeDialect,
@@ -21,7 +12,16 @@ import {
   recordedTurns,
   replayTurns,
   startFakeProvider,
-} from "../testing/index.js";
+} from "@conch/fake-provider";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { afterEach, describe, expect, it } from "vitest";
+import { unframeSummary } from "../context/frame.js";
+import type { EngineEvent } from "../events.js";
+import { createMemoryLearner } from "../learning/memory-learner.js";
+import type { ModelInfo } from "../messages.js";
+import { chatLogFrom } from "../mock/long-chat.js";
+import { createProvider } from "../providers/create-provider.js";
+import type { ProviderId } from "../providers/provider-adapter.js";
 import { createFileChatStore } from "../transcript/file-store.node.js";
 import { createMemoryChatStore } from "../transcript/memory-store.js";
 import { type ApiEngineOptions, createApiEngine } from "./api-engine.js";

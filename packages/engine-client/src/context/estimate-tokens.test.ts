@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { sharedDataPath } from "@conch/fake-provider";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { estimateTokens } from "./estimate.js";
@@ -68,7 +69,7 @@ describe("estimateTokens", () => {
   });
 
   describe("given the real token corpus (shared/data/token-corpus/train.jsonl)", () => {
-    const corpus = readFileSync(new URL("../../../../../shared/data/token-corpus/train.jsonl", import.meta.url), "utf8")
+    const corpus = readFileSync(sharedDataPath("token-corpus", "train.jsonl"), "utf8")
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line) as { text: string; tokens: Record<string, number> });

@@ -1,7 +1,7 @@
+import { loadConversations } from "@conch/fake-provider";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ChatMessage, MessagePart, MessageRole } from "../messages.js";
-import { loadConversations } from "../testing/conversations.js";
 import { computeBudget } from "./budget.js";
 import { type FoldInput, type FoldPlan, type FoldState, initialFoldState, planFold } from "./fold.js";
 import { buildRequestMessages } from "./frame.js";

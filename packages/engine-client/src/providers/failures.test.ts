@@ -1,8 +1,7 @@
 import { createServer } from "node:net";
+import { type FakeDialect, type FakeProvider, type FakeProviderOptions, startFakeProvider } from "@conch/fake-provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { textMessage } from "../messages.js";
-import type { FakeDialect } from "../testing/fake-provider-dialects.js";
-import { type FakeProvider, type FakeProviderOptions, startFakeProvider } from "../testing/fake-provider-server.js";
 import { createProvider } from "./create-provider.js";
 import type { ProviderAdapter, ProviderStreamPart } from "./provider-adapter.js";
 import { ProviderCallError } from "./provider-call-error.js";

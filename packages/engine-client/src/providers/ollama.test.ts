@@ -1,6 +1,6 @@
+import { type FakeProvider, type FakeProviderOptions, startFakeProvider } from "@conch/fake-provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { textMessage } from "../messages.js";
-import { type FakeProvider, type FakeProviderOptions, startFakeProvider } from "../testing/fake-provider-server.js";
 import { createOllama } from "./ollama.js";
 import type { ProviderStreamPart } from "./provider-adapter.js";
 import { ProviderCallError } from "./provider-call-error.js";

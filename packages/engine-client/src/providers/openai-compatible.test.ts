@@ -1,7 +1,13 @@
+import {
+  type FakeModel,
+  type FakeOpenAIRow,
+  type FakeProvider,
+  type FakeProviderOptions,
+  type FakeReply,
+  startFakeProvider,
+} from "@conch/fake-provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { textMessage } from "../messages.js";
-import type { FakeModel, FakeOpenAIRow, FakeReply } from "../testing/fake-provider-dialects.js";
-import { type FakeProvider, type FakeProviderOptions, startFakeProvider } from "../testing/fake-provider-server.js";
 import { createOpenAICompatible } from "./openai-compatible.js";
 import type { ProviderStreamPart } from "./provider-adapter.js";
 

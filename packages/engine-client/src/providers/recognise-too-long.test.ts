@@ -1,5 +1,5 @@
+import { loadProviderErrorBodies } from "@conch/fake-provider";
 import { describe, expect, it } from "vitest";
-import { loadProviderErrorBodies } from "../testing/provider-error-bodies.js";
 import { recogniseTooLong } from "./recognise-too-long.js";
 
 const entries = loadProviderErrorBodies();

@@ -1,8 +1,13 @@
+import {
+  type FakeDialect,
+  type FakeOpenAIRow,
+  type FakeProvider,
+  type FakeProviderOptions,
+  loadProviderErrorBodies,
+  startFakeProvider,
+} from "@conch/fake-provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { textMessage } from "../messages.js";
-import type { FakeDialect, FakeOpenAIRow } from "../testing/fake-provider-dialects.js";
-import { type FakeProvider, type FakeProviderOptions, startFakeProvider } from "../testing/fake-provider-server.js";
-import { loadProviderErrorBodies } from "../testing/provider-error-bodies.js";
 import { createProvider } from "./create-provider.js";
 import { isProviderId, type ProviderAdapter, type ProviderId, type ProviderStreamPart } from "./provider-adapter.js";
 import { ProviderCallError } from "./provider-call-error.js";

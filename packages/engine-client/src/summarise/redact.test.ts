@@ -1,5 +1,5 @@
+import { secretCorpus } from "@conch/fake-provider";
 import { describe, expect, it } from "vitest";
-import { secretCorpus } from "../testing/secret-corpus.js";
 import { redactedMarker, redactSecrets } from "./redact.js";
 
 describe("redactSecrets", () => {

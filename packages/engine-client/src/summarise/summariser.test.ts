@@ -1,11 +1,16 @@
+import {
+  type FakeChatRequest,
+  type FakeProvider,
+  type FakeReply,
+  loadConversationFile,
+  secretCorpus,
+  startFakeProvider,
+} from "@conch/fake-provider";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../messages.js";
 import { chatLogFrom } from "../mock/long-chat.js";
 import { createProvider } from "../providers/create-provider.js";
-import { loadConversationFile } from "../testing/conversations.js";
-import { type FakeChatRequest, type FakeProvider, type FakeReply, startFakeProvider } from "../testing/index.js";
-import { secretCorpus } from "../testing/secret-corpus.js";
 import { summariseFolded, summariserModels, summaryLimitTokens } from "./summariser.js";
 
 const servers: FakeProvider[] = [];

@@ -1,12 +1,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { ChatMessage, MessagePart } from "../messages.js";
+import type { ChatMessage, MessagePart } from "@conch/engine-client";
+import { sharedDataPath } from "./shared-data.js";
 
-/** The real transcripts: `shared/data/conversations` beside the repository (five folders up from this file). */
-export const conversationsDirectory = fileURLToPath(
-  new URL("../../../../../shared/data/conversations/", import.meta.url),
-);
+/** The real transcripts: `shared/data/conversations` beside the repository. */
+export const conversationsDirectory = sharedDataPath("conversations");
 
 /** One conversation of the shared JSONL format, as a chat log. */
 export interface Conversation {
@@ -17,14 +15,15 @@ export interface Conversation {
   readonly title?: string;
   readonly system?: string;
   readonly messages: ChatMessage[];
-  /** Characters of all contents. */
+  /** Unicode code points of all `content` strings (the data README's "characters"; a UTF-16 length would count
+   * an emoji or a rare CJK character twice). */
   readonly characters: number;
 }
 
 interface RawMessage {
   readonly role: "user" | "assistant" | "tool";
   readonly content: string;
-  readonly tool_calls?: ReadonlyArray<{ id?: string; function?: { name?: string; arguments?: string } }>;
+  readonly tool_calls?: ReadonlyArray<{ id?: string; function?: { name?: string; arguments?: unknown } }>;
   readonly tool_call_id?: string;
 }
 
@@ -35,13 +34,25 @@ interface RawConversation {
   readonly messages: readonly RawMessage[];
 }
 
+/** The source's arguments as the JSON text a tool call carries (the format copies them as they are). */
+function argumentsText(args: unknown): string {
+  if (args === undefined) return "{}";
+  return typeof args === "string" ? args : JSON.stringify(args);
+}
+
+function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
 /** Converts one raw line; tool results without a call id answer the call before them, or stand alone. */
 export function conversationFromJson(raw: RawConversation, file: string): Conversation {
   const messages: ChatMessage[] = [];
   let characters = 0;
   let lastCallId: string | undefined;
   raw.messages.forEach((message, seq) => {
-    characters += message.content.length;
+    characters += codePoints(message.content);
     const parts: MessagePart[] = [];
     if (message.role === "tool") {
       parts.push({
@@ -57,7 +68,7 @@ export function conversationFromJson(raw: RawConversation, file: string): Conver
           type: "tool-call",
           id: lastCallId,
           name: call.function?.name ?? "tool",
-          arguments: call.function?.arguments ?? "{}",
+          arguments: argumentsText(call.function?.arguments),
         });
       }
       if (parts.length === 0) parts.push({ type: "text", text: "" });
@@ -86,8 +97,14 @@ export function loadConversationFile(file: string): Conversation[] {
 
 /** Every conversation of every `.jsonl` file in a folder (the shared one by default). */
 export function loadConversations(directory = conversationsDirectory): Conversation[] {
-  return readdirSync(directory)
+  const files = readdirSync(directory)
     .filter((name) => name.endsWith(".jsonl"))
-    .sort()
-    .flatMap((name) => loadConversationFile(join(directory, name)));
+    .sort();
+  if (files.length === 0) throw new Error(`no .jsonl files in ${directory}`);
+  return files.flatMap((name) => loadConversationFile(join(directory, name)));
+}
+
+/** The long conversations of the issue: 30 or more messages and 50,000 or more characters. */
+export function isLongConversation(conversation: Conversation): boolean {
+  return conversation.messages.length >= 30 && conversation.characters >= 50_000;
 }

@@ -1,9 +1,11 @@
+import {
+  createApiEngine,
+  createMemoryChatStore,
+  createMemoryLearner,
+  createProvider,
+  type ProviderId,
+} from "@conch/engine-client";
 import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
-import { createApiEngine } from "../api-engine/api-engine.js";
-import { createMemoryLearner } from "../learning/memory-learner.js";
-import { createProvider } from "../providers/create-provider.js";
-import type { ProviderId } from "../providers/provider-adapter.js";
-import { createMemoryChatStore } from "../transcript/memory-store.js";
 import { type Conversation, loadConversationFile, loadConversations } from "./conversations.js";
 import type { FakeDialect, FakeOpenAIRow } from "./fake-provider-dialects.js";
 import { startFakeProvider } from "./fake-provider-server.js";

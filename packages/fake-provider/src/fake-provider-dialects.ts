@@ -1,4 +1,4 @@
-import type { Usage } from "../messages.js";
+import type { Usage } from "@conch/engine-client";
 
 /** The four API shapes the fake server speaks. */
 export type FakeDialect = "openai" | "anthropic" | "google" | "ollama";

@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { sharedDataPath } from "./shared-data.js";
 
 /** One real refusal body from `shared/data/provider-errors/bodies.json`. */
 export interface ProviderErrorEntry {
@@ -18,14 +20,8 @@ export interface ProviderErrorEntry {
   readonly note: string;
 }
 
-/**
- * Where bodies.json lives: `shared/` beside the repository (five folders up from this file:
- * testing → src → engine-client → packages → repository → its parent).
- */
-export const providerErrorBodiesURL = new URL(
-  "../../../../../shared/data/provider-errors/bodies.json",
-  import.meta.url,
-);
+/** Where bodies.json lives: `shared/data/provider-errors` beside the repository. */
+export const providerErrorBodiesURL = pathToFileURL(sharedDataPath("provider-errors", "bodies.json"));
 
 let cached: readonly ProviderErrorEntry[] | undefined;
 

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import type { Usage } from "../messages.js";
+import type { Usage } from "@conch/engine-client";
 import {
   anthropicModelList,
   anthropicStream,

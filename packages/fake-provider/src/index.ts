@@ -1,10 +1,11 @@
-// Test harness (Node only): excluded from the library build, reused by the summariser, API engine,
-// `pnpm simulate` and the `pnpm dev` demo.
+// Test tooling (Node only, a private package that is never published): the engine-client tests, `pnpm dev`,
+// `pnpm bench`, `pnpm simulate` and the end-to-end tests import it by name.
 
 export {
   type Conversation,
   conversationFromJson,
   conversationsDirectory,
+  isLongConversation,
   loadConversationFile,
   loadConversations,
 } from "./conversations.js";
@@ -33,4 +34,7 @@ export {
 } from "./provider-error-bodies.js";
 export { createReplayScript, type ReplayScript, type ReplayStats, replayTurns } from "./replay.js";
 export { type RecordedTurn, recordedTurns, scriptedSummaryReply } from "./scripted-models.js";
+export { secretCorpus } from "./secret-corpus.js";
+export { repositoryRoot, sharedDataDirectory, sharedDataPath } from "./shared-data.js";
+export { type SimulateOptions, type SimulateResult, simulateConversation } from "./simulate.js";
 export { countsOutputInWindow, type FakeRefusalBody, type OverWindow, tooLongBodyFor } from "./too-long-bodies.js";

@@ -4,7 +4,20 @@ import { recogniseTooLong } from "./recognise-too-long.js";
 
 const entries = loadProviderErrorBodies();
 const tooLong = entries.filter((entry) => entry.kind === "too-long");
-const notTooLong = entries.filter((entry) => entry.kind === "not-too-long");
+/**
+ * One request bigger than a per-minute limit (`Limit 30000, Requested 30601`) is labelled a near miss in
+ * bodies.json, but it can never pass as sent: it heals like "too long", with that limit as the window.
+ */
+function singleRequestOverPerMinuteLimit(body: string): { limit: number; requested: number } | null {
+  const match = /Limit (\d+), Requested (\d+)/.exec(body);
+  if (!match?.[1] || !match[2]) return null;
+  const [limit, requested] = [Number(match[1]), Number(match[2])];
+  return requested > limit ? { limit, requested } : null;
+}
+const overPerMinute = entries.filter((entry) => singleRequestOverPerMinuteLimit(entry.body) !== null);
+const notTooLong = entries.filter(
+  (entry) => entry.kind === "not-too-long" && singleRequestOverPerMinuteLimit(entry.body) === null,
+);
 
 describe("recogniseTooLong", () => {
   describe("given every too-long body in bodies.json, with its provider and status", () => {
@@ -23,6 +36,21 @@ describe("recogniseTooLong", () => {
       "should not recognise %s",
       (_name, entry) => {
         expect(recogniseTooLong(entry.provider, entry.status, entry.body)).toBeNull();
+      },
+    );
+  });
+
+  describe("given a single request bigger than a per-minute limit in bodies.json (OpenAI 429, Groq 413)", () => {
+    it.each(overPerMinute.map((entry) => [`#${entry.index} ${entry.provider}`, entry] as const))(
+      "should heal %s like too long, with the per-minute limit as the window",
+      (_name, entry) => {
+        const numbers = singleRequestOverPerMinuteLimit(entry.body);
+        expect(overPerMinute.length).toBe(2);
+        expect(recogniseTooLong(entry.provider, entry.status, entry.body)).toEqual({
+          window: numbers?.limit,
+          cause: "input",
+          inputTokens: numbers?.requested,
+        });
       },
     );
   });
@@ -106,10 +134,25 @@ describe("recogniseTooLong", () => {
   });
 
   describe("given near misses", () => {
-    it("should not fire on a tokens-per-minute limit even with HTTP 413 (Groq)", () => {
+    it("should not fire on a tokens-per-minute limit when this request alone fits it (cumulative use)", () => {
+      const body =
+        '{"error":{"message":"Rate limit reached for model llama-3.1-8b-instant on tokens per minute (TPM): Limit 6000, Used 5100, Requested 1328. Please try again in 9s.","type":"tokens","code":"rate_limit_exceeded"}}';
+      expect(recogniseTooLong("groq", 429, body)).toBeNull();
+      expect(recogniseTooLong("groq", 413, body)).toBeNull();
+    });
+
+    it("should heal one request bigger than the per-minute limit, with that limit as the window (Groq 413)", () => {
       const body =
         '{"error":{"message":"Request too large for model llama-3.1-8b-instant on tokens per minute (TPM): Limit 6000, Requested 12328, please reduce your message size and try again.","type":"tokens","code":"rate_limit_exceeded"}}';
-      expect(recogniseTooLong("groq", 413, body)).toBeNull();
+      expect(recogniseTooLong("groq", 413, body)).toEqual({ window: 6000, cause: "input", inputTokens: 12328 });
+    });
+
+    it("should not let a near-miss word elsewhere in the body hide a real refusal", () => {
+      const body = JSON.stringify({
+        error: { message: "prompt is too long: 210000 tokens > 200000 maximum", param: "messages.3.content.image" },
+        help: "See the rate limits page; quotas are per organization.",
+      });
+      expect(recogniseTooLong("anthropic", 400, body)).toMatchObject({ window: 200000, inputTokens: 210000 });
     });
 
     it("should not fire on a 413 for a picture's bytes", () => {

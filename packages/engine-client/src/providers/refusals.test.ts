@@ -62,6 +62,15 @@ function ask(adapter: ProviderAdapter, text = "hello", extra: { maxOutputTokens?
 
 const entries = loadProviderErrorBodies();
 
+/**
+ * bodies.json labels one request bigger than a per-minute limit (`Limit 30000, Requested 30601`) a near miss;
+ * it can never pass as sent, so it heals like "too long" with that limit as the window.
+ */
+function perMinuteLimitBelowRequest(body: string): number | null {
+  const match = /Limit (\d+), Requested (\d+)/.exec(body);
+  return match && Number(match[2]) > Number(match[1]) ? Number(match[1]) : null;
+}
+
 describe("refusals replayed over HTTP from bodies.json", () => {
   describe.each(
     entries
@@ -85,7 +94,7 @@ describe("refusals replayed over HTTP from bodies.json", () => {
 
   describe.each(
     entries
-      .filter((entry) => entry.kind === "not-too-long")
+      .filter((entry) => entry.kind === "not-too-long" && perMinuteLimitBelowRequest(entry.body) === null)
       .map((entry) => [`#${entry.index} ${entry.provider}`, entry] as const),
   )("given the not-too-long body %s", (_name, entry) => {
     it("should throw a ProviderCallError that is not too-long and learn no window", async () => {
@@ -99,12 +108,25 @@ describe("refusals replayed over HTTP from bodies.json", () => {
     });
   });
 
+  describe.each(
+    entries
+      .filter((entry) => perMinuteLimitBelowRequest(entry.body) !== null)
+      .map((entry) => [`#${entry.index} ${entry.provider}`, entry] as const),
+  )("given %s, one request bigger than the per-minute limit", (_name, entry) => {
+    it("should throw a too-long ProviderCallError with the per-minute limit as the window, and remember it", async () => {
+      const { server, adapter } = await startFor(entry.provider);
+      server.refuseNext(1, entry.index);
+      const error = await failureOf(ask(adapter));
+      const limit = perMinuteLimitBelowRequest(entry.body);
+      expect(error).toMatchObject({ problem: { kind: "too-long", window: limit }, tooLong: { window: limit } });
+      expect(adapter.windows.get(adapter.provider, "m")).toBe(limit);
+    });
+  });
+
   describe("given the near misses' own kinds", () => {
     it.each([
-      [6, "rate-limited"],
       [12, "rate-limited"],
       [17, "rate-limited"],
-      [29, "rate-limited"],
       [48, "quota"],
       [49, "quota"],
       [5, "provider-error"],

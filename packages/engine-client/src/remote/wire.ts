@@ -1,0 +1,104 @@
+// The shapes of the wire protocol (docs/protocol.md), shared by the handler and the remote engine. Types and
+// constants only, so that the remote engine's bundle carries no schema library.
+import type { ChatSnapshot, CompactResult, TurnInput } from "../engine.js";
+import type { EngineEvent } from "../events.js";
+import type { ModelInfo } from "../messages.js";
+
+/** The protocol version this package speaks; `GET /capabilities` names the server's. */
+export const protocolVersion = 1;
+
+/** `GET /capabilities`. */
+export interface WireCapabilities {
+  readonly protocol: number;
+  readonly engine: { readonly id: string; readonly displayName: string };
+  /** Whether the server's engine declares `context` (compact and usage work). */
+  readonly context: boolean;
+}
+
+/** `GET /models`. */
+export interface WireModels {
+  readonly models: readonly ModelInfo[];
+}
+
+/** One chat of `GET /chats`. */
+export interface WireChatListing {
+  readonly id: string;
+  readonly title: string;
+  /** Milliseconds since the epoch of the chat's last change. */
+  readonly updated: number;
+}
+
+/** `GET /chats`. */
+export interface WireChatList {
+  readonly chats: readonly WireChatListing[];
+  /** The `offset` of the next page, or null when this is the last. */
+  readonly nextOffset: number | null;
+}
+
+/** `GET /chats/{chatId}`. */
+export interface WireChatPage {
+  /** The chat; `messages` holds this page only (the newest, or those before `before`), in `seq` order. */
+  readonly snapshot: ChatSnapshot;
+  /** Whether older messages than this page's first exist (ask with `before` = its seq). */
+  readonly hasOlder: boolean;
+  /** The id of the latest event already reflected in the snapshot; resume `GET /events?after=` from it. */
+  readonly cursor: string | null;
+  /** Whether a turn runs on the chat now; its events after `cursor` are at `GET /events`. */
+  readonly running: boolean;
+}
+
+/** The body of `POST /chats/{chatId}/turns`: a `TurnInput` less `chatId` (in the path) and the abort signal. */
+export type WireTurnRequest = Omit<TurnInput, "chatId" | "abortSignal"> & { readonly model?: string };
+
+/** The body of `POST /chats/{chatId}/compact`. */
+export interface WireCompactRequest {
+  readonly keep?: string;
+  readonly model?: string;
+}
+
+/** What `POST /chats/{chatId}/compact` answers: the result, and the fold events the engine sent meanwhile. */
+export interface WireCompactResponse {
+  readonly result: CompactResult;
+  readonly events: readonly EngineEvent[];
+}
+
+/** What `POST /chats/{chatId}/abort` answers. */
+export interface WireAbortResponse {
+  /** Whether a turn was running (it has ended, with `turn-end`, by the time this arrives). */
+  readonly aborted: boolean;
+}
+
+/** The problem types of the protocol (`type` is `urn:conch:problem:<name>`). */
+export type WireProblemName =
+  | "bad-request"
+  | "invalid-json"
+  | "invalid-body"
+  | "invalid-chat-id"
+  | "unauthorized"
+  | "forbidden-origin"
+  | "forbidden-host"
+  | "not-found"
+  | "method-not-allowed"
+  | "stale-seq"
+  | "busy"
+  | "body-too-large"
+  | "unsupported-media-type"
+  | "rate-limited"
+  | "no-context"
+  | "server-error";
+
+/** An `application/problem+json` body (RFC 9457) with the protocol's extensions. */
+export interface WireProblem {
+  readonly type: `urn:conch:problem:${WireProblemName}`;
+  readonly title: string;
+  readonly status: number;
+  readonly detail?: string;
+  /** `stale-seq`: where the next message goes. */
+  readonly nextSeq?: number;
+  /** `rate-limited`: seconds until a turn would be accepted (also the `Retry-After` header). */
+  readonly retryAfter?: number;
+  /** `invalid-body`: what failed, path by path. */
+  readonly issues?: readonly { readonly path: string; readonly message: string }[];
+}
+
+export const problemTypePrefix = "urn:conch:problem:";

@@ -1,0 +1,37 @@
+import type { Engine } from "../engine.js";
+import type { LimitCounter } from "./limits.js";
+import type { EngineHandlerOptions } from "./options.js";
+import type { ChatKey, RunningTurns } from "./running-turns.js";
+
+/** What an endpoint gets. */
+export interface Context {
+  readonly request: Request;
+  readonly url: URL;
+  readonly userId: string;
+  readonly options: EngineHandlerOptions;
+  readonly turns: RunningTurns;
+  readonly limits: LimitCounter;
+  readonly redact: (text: string) => string;
+  readonly onError: (error: unknown) => void;
+  readonly maxBodyBytes: number;
+  /** CORS headers for a listed origin. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export type Route = (context: Context) => Promise<Response>;
+
+/** A JSON answer, with the host's secrets removed. */
+export function json(context: Context, value: unknown, status = 200): Response {
+  return new Response(context.redact(JSON.stringify(value)), {
+    status,
+    headers: { ...context.headers, "content-type": "application/json", "cache-control": "no-store" },
+  });
+}
+
+export function engineOf(context: Context, model?: string): Promise<Engine> {
+  return Promise.resolve(context.options.engineFor(context.userId, model !== undefined ? { model } : {}));
+}
+
+export function keyOf(context: Context, chatId: string): ChatKey {
+  return { userId: context.userId, chatId };
+}

@@ -1,0 +1,201 @@
+import { type ContextCapability, type Engine, hasContext } from "../engine.js";
+import { assertSafeChatId } from "../errors.js";
+import type { EngineEvent } from "../events.js";
+import type { ModelInfo } from "../messages.js";
+import type {
+  WireAbortResponse,
+  WireCapabilities,
+  WireChatList,
+  WireChatPage,
+  WireCompactResponse,
+  WireModels,
+} from "../remote/wire.js";
+import { protocolVersion } from "../remote/wire.js";
+import { readJsonBody } from "./body.js";
+import { type Context, engineOf, json, keyOf, type Route } from "./context.js";
+import { fail } from "./problems.js";
+import { compactRequestSchema, emptyRequestSchema, intParam, modelParam } from "./schemas.js";
+import { eventStreamResponse } from "./sse.js";
+import { postTurn } from "./turn-route.js";
+
+function contextOf(engine: Engine): ContextCapability {
+  if (!hasContext(engine)) return fail("no-context", 404);
+  return engine.capabilities.context;
+}
+
+const pageLimit = { fallback: 200, max: 1_000 };
+
+type Methods = Partial<Record<"GET" | "POST" | "DELETE", (context: Context, chatId: string) => Promise<Response>>>;
+
+const chatRoutes: Readonly<Record<string, Methods>> = {
+  "": { GET: getChat, DELETE: deleteChat },
+  "/turns": { POST: postTurn },
+  "/events": { GET: getEvents },
+  "/abort": { POST: postAbort },
+  "/compact": { POST: postCompact },
+  "/usage": { GET: getUsage },
+};
+
+const topRoutes: Readonly<Record<string, Partial<Record<"GET", Route>>>> = {
+  "/capabilities": { GET: getCapabilities },
+  "/models": { GET: getModels },
+  "/chats": { GET: getChats },
+};
+
+function pick<T>(methods: Partial<Record<string, T>>, method: string): T {
+  const found = methods[method];
+  if (found) return found;
+  return fail("method-not-allowed", 405, {}, { allow: Object.keys(methods).join(", ") });
+}
+
+/** The endpoint of a path (after the mount point) and method; 404 and 405 otherwise. */
+export function routeFor(path: string, method: string): Route {
+  const top = topRoutes[path];
+  if (top) return pick(top, method);
+  const match = /^\/chats\/([^/]+)(\/[a-z]+)?$/.exec(path);
+  const methods = match ? chatRoutes[match[2] ?? ""] : undefined;
+  if (!match || !methods) return fail("not-found", 404);
+  const endpoint = pick(methods, method);
+  let chatId: string;
+  try {
+    chatId = decodeURIComponent(match[1] as string);
+  } catch {
+    return fail("invalid-chat-id", 400, { detail: "The chat id is not valid percent-encoding." });
+  }
+  assertSafeChatId(chatId);
+  return (context) => endpoint(context, chatId);
+}
+
+async function getCapabilities(context: Context): Promise<Response> {
+  const engine = await engineOf(context);
+  const body: WireCapabilities = {
+    protocol: protocolVersion,
+    engine: { id: engine.id, displayName: engine.displayName },
+    context: hasContext(engine),
+  };
+  return json(context, body);
+}
+
+async function getModels(context: Context): Promise<Response> {
+  let models: readonly ModelInfo[] = [];
+  if (context.options.listModels) models = await context.options.listModels(context.userId);
+  else {
+    const engine = (await engineOf(context)) as Engine & { listModels?: () => Promise<readonly ModelInfo[]> };
+    if (typeof engine.listModels === "function") models = await engine.listModels();
+  }
+  const body: WireModels = { models };
+  return json(context, body);
+}
+
+async function getChats(context: Context): Promise<Response> {
+  const directory = context.options.chats?.(context.userId);
+  if (!directory) return fail("not-found", 404, { detail: "This server keeps no chat list." });
+  const offset = intParam(context.url, "offset", 0);
+  const limit = intParam(context.url, "limit", 50, 200);
+  if (Number.isNaN(offset) || Number.isNaN(limit) || limit === 0)
+    fail("bad-request", 400, { detail: "offset and limit are whole numbers, limit from 1." });
+  const page = await directory.list({ offset, limit });
+  const next = offset + page.chats.length;
+  const body: WireChatList = { chats: page.chats, nextOffset: next < page.total ? next : null };
+  return json(context, body);
+}
+
+async function getChat(context: Context, chatId: string): Promise<Response> {
+  const before = intParam(context.url, "before", Number.MAX_SAFE_INTEGER);
+  const limit = intParam(context.url, "limit", pageLimit.fallback, pageLimit.max);
+  if (Number.isNaN(before) || Number.isNaN(limit) || limit === 0) {
+    fail("bad-request", 400, { detail: "before and limit are whole numbers, limit from 1." });
+  }
+  // Read first: a turn that starts meanwhile is then replayed from the cursor, never missed.
+  const activity = await context.turns.activity(keyOf(context, chatId));
+  const engine = await engineOf(context, modelParam(context.url));
+  const snapshot = await engine.loadChat(chatId, { abortSignal: context.request.signal });
+  // While a turn runs, the snapshot stops before it: its events after the cursor bring it in, each once.
+  const turnSeq = activity.running ? activity.turnSeq : null;
+  const settled = turnSeq === null ? snapshot.messages : snapshot.messages.filter((message) => message.seq < turnSeq);
+  const older = settled.filter((message) => message.seq < before);
+  const page = older.slice(Math.max(0, older.length - limit));
+  const body: WireChatPage = {
+    snapshot: { ...snapshot, messages: page, ...(turnSeq !== null ? { problem: null } : {}) },
+    hasOlder: older.length > page.length,
+    cursor: activity.cursor,
+    running: activity.running,
+  };
+  return json(context, body);
+}
+
+async function deleteChat(context: Context, chatId: string): Promise<Response> {
+  const directory = context.options.chats?.(context.userId);
+  if (!directory)
+    return fail("method-not-allowed", 405, { detail: "This server keeps no chat list." }, { allow: "GET" });
+  const key = keyOf(context, chatId);
+  const lease = await context.turns.tryAcquire(key, "delete");
+  if (!lease) return fail("busy", 409);
+  try {
+    const removed = await directory.remove(chatId);
+    await context.turns.forget(key);
+    if (!removed) return fail("not-found", 404, { detail: "No such chat." });
+  } finally {
+    await lease.release();
+  }
+  return new Response(null, { status: 204, headers: { ...context.headers } });
+}
+
+async function getEvents(context: Context, chatId: string): Promise<Response> {
+  const after = context.request.headers.get("last-event-id") ?? context.url.searchParams.get("after");
+  if (after !== null && !/^[\w.:-]{1,100}$/.test(after)) fail("bad-request", 400, { detail: "Not an event id." });
+  const controller = new AbortController();
+  context.request.signal.addEventListener("abort", () => controller.abort(), { once: true });
+  return eventStreamResponse(context.turns.follow(keyOf(context, chatId), after, controller.signal), {
+    controller,
+    endAtTurnEnd: false,
+    redact: context.redact,
+    headers: context.headers,
+  });
+}
+
+async function postAbort(context: Context, chatId: string): Promise<Response> {
+  await readJsonBody(context.request, emptyRequestSchema, { maxBytes: context.maxBodyBytes, emptyAllowed: true });
+  const key = keyOf(context, chatId);
+  const aborted = await context.turns.requestAbort(key);
+  // Answer once the turn has ended (with its `turn-end`), or after 10 s at most.
+  if (aborted) await context.turns.settled(key, AbortSignal.timeout(10_000)).catch(() => undefined);
+  const body: WireAbortResponse = { aborted };
+  return json(context, body);
+}
+
+async function postCompact(context: Context, chatId: string): Promise<Response> {
+  const input = await readJsonBody(context.request, compactRequestSchema, {
+    maxBytes: context.maxBodyBytes,
+    emptyAllowed: true,
+  });
+  const engine = await engineOf(context, input.model);
+  const capability = contextOf(engine);
+  const wait = context.limits.retryAfter(context.userId, { tokensOnly: true });
+  if (wait > 0) fail("rate-limited", 429, { retryAfter: wait }, { "retry-after": String(wait) });
+  const key = keyOf(context, chatId);
+  // A fold waits for a running turn to end, then holds the chat as a turn would.
+  const lease = await context.turns.acquire(key, "compact", context.request.signal);
+  const events: EngineEvent[] = [];
+  const unsubscribe = engine.subscribe((event) => {
+    if (event.chatId !== chatId) return;
+    events.push(event);
+    void lease.record(event).catch(() => undefined);
+  });
+  try {
+    const result = await capability.compact(chatId, {
+      ...(input.keep !== undefined ? { keep: input.keep } : {}),
+      abortSignal: lease.abortSignal,
+    });
+    const body: WireCompactResponse = { result, events };
+    return json(context, body);
+  } finally {
+    unsubscribe();
+    await lease.release();
+  }
+}
+
+async function getUsage(context: Context, chatId: string): Promise<Response> {
+  const engine = await engineOf(context, modelParam(context.url));
+  return json(context, await contextOf(engine).usage(chatId));
+}

@@ -1,0 +1,221 @@
+// The per-chat lease and the running turn's events, behind one interface: the handler runs here in one process;
+// a deployment of several instances gives them a shared one (Postgres), and nothing else changes.
+import { type Channel, createChannel } from "../channel.js";
+import type { EngineEvent } from "../events.js";
+
+/** A chat of one person. The same `chatId` of two people names two chats. */
+export interface ChatKey {
+  readonly userId: string;
+  readonly chatId: string;
+}
+
+/** An engine event with its id: ids increase within a chat and are opaque to clients. */
+export interface NumberedEvent {
+  readonly id: string;
+  readonly event: EngineEvent;
+}
+
+/** What a lease is for: a turn (its events become the chat's running turn), a fold on request, a deletion. */
+export type LeasePurpose = "turn" | "compact" | "delete";
+
+/** The right to change one chat; one at a time per chat, across every instance sharing the {@link RunningTurns}. */
+export interface ChatLease {
+  readonly purpose: LeasePurpose;
+  /** The id just before this lease's first event: a follower from here gets all of them. */
+  readonly startCursor: string | null;
+  /** Aborts when {@link RunningTurns.requestAbort} is called for the chat, from any instance. */
+  readonly abortSignal: AbortSignal;
+  /** Numbers and keeps the next event, and hands it to every follower. */
+  record(event: EngineEvent): Promise<NumberedEvent>;
+  /** Gives the lease up; followers then see no more events until the next lease. Idempotent. */
+  release(): Promise<void>;
+}
+
+/** Where a chat stands: whether a turn runs, and the cursor a snapshot taken now is consistent with. */
+export interface ChatActivity {
+  readonly running: boolean;
+  /** Running: the id before the turn's first event (its `turn-start`); idle: the chat's latest event id. */
+  readonly cursor: string | null;
+  /** Running: the log seq of the running turn's `turn-start` message. */
+  readonly turnSeq: number | null;
+}
+
+export interface RunningTurns {
+  /** The chat's lease, or null at once when another holds it. */
+  tryAcquire(key: ChatKey, purpose: LeasePurpose): Promise<ChatLease | null>;
+  /** The chat's lease once the current holder gives it up (or rejects when `signal` aborts). */
+  acquire(key: ChatKey, purpose: LeasePurpose, signal?: AbortSignal): Promise<ChatLease>;
+  activity(key: ChatKey): Promise<ChatActivity>;
+  /**
+   * The events of the chat's running (or last) turn after `after` (all of them when null, or when `after` is
+   * older than that turn), then every new event until `signal` aborts.
+   */
+  follow(key: ChatKey, after: string | null, signal: AbortSignal): AsyncIterable<NumberedEvent>;
+  /** Asks the running turn to stop; false when none runs. */
+  requestAbort(key: ChatKey): Promise<boolean>;
+  /** Resolves once no lease is held on the chat. */
+  settled(key: ChatKey, signal?: AbortSignal): Promise<void>;
+  /** Forgets the chat's events (a deleted chat). */
+  forget(key: ChatKey): Promise<void>;
+}
+
+interface ChatRecord {
+  lease: { readonly purpose: LeasePurpose; readonly controller: AbortController } | null;
+  readonly waiting: Array<() => void>;
+  /** The running or last turn's events and what followed it. */
+  events: NumberedEvent[];
+  lastId: number;
+  turnSeq: number | null;
+  readonly followers: Set<Channel<NumberedEvent>>;
+  endedAt: number | null;
+}
+
+/** Options of {@link createInProcessRunningTurns}. */
+export interface InProcessRunningTurnsOptions {
+  /** How long a finished turn's events stay for a late reconnect. Default 10 minutes. */
+  readonly keepFinishedMs?: number;
+  readonly now?: () => number;
+}
+
+/** Resolves with what `ready` gives once it gives something, looking again each time a lease is released. */
+function waitFor<T>(record: ChatRecord, signal: AbortSignal | undefined, ready: () => T | null): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const attempt = () => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const value = ready();
+      if (value === null) record.waiting.push(attempt);
+      else {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(value);
+      }
+    };
+    const onAbort = () => {
+      const index = record.waiting.indexOf(attempt);
+      if (index !== -1) record.waiting.splice(index, 1);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    attempt();
+  });
+}
+
+const recordKey = (key: ChatKey): string => JSON.stringify([key.userId, key.chatId]);
+
+/**
+ * {@link RunningTurns} in this process's memory. Ids are decimal integers from the clock (microsecond scale), so
+ * that they still increase after a restart though the events themselves are gone.
+ */
+export function createInProcessRunningTurns(options: InProcessRunningTurnsOptions = {}): RunningTurns {
+  const keepFinishedMs = options.keepFinishedMs ?? 10 * 60_000;
+  const now = options.now ?? Date.now;
+  const records = new Map<string, ChatRecord>();
+
+  function recordOf(key: ChatKey): ChatRecord {
+    sweep();
+    const name = recordKey(key);
+    let record = records.get(name);
+    if (!record) {
+      record = { lease: null, waiting: [], events: [], lastId: 0, turnSeq: null, followers: new Set(), endedAt: null };
+      records.set(name, record);
+    }
+    return record;
+  }
+
+  /** Drops chats whose last turn ended long ago and that nobody holds or follows. */
+  function sweep(): void {
+    const before = now() - keepFinishedMs;
+    for (const [name, record] of records) {
+      if (record.lease || record.followers.size > 0 || record.waiting.length > 0) continue;
+      if (record.endedAt !== null && record.endedAt < before) records.delete(name);
+    }
+  }
+
+  function take(record: ChatRecord, purpose: LeasePurpose): ChatLease {
+    const controller = new AbortController();
+    const lease = { purpose, controller };
+    record.lease = lease;
+    record.endedAt = null;
+    const base = Math.max(now() * 1000, record.lastId + 1);
+    const startCursor = base - 1 > 0 ? String(base - 1) : null;
+    if (purpose === "turn") {
+      record.events = [];
+      record.turnSeq = null;
+    }
+    record.lastId = base - 1;
+    let released = false;
+    return {
+      purpose,
+      startCursor,
+      abortSignal: controller.signal,
+      async record(event) {
+        if (released) throw new Error("The chat's lease was released");
+        record.lastId += 1;
+        const numbered: NumberedEvent = { id: String(record.lastId), event };
+        if (event.type === "turn-start") record.turnSeq = event.message.seq;
+        record.events.push(numbered);
+        for (const follower of record.followers) follower.push(numbered);
+        return numbered;
+      },
+      async release() {
+        if (released) return;
+        released = true;
+        if (record.lease === lease) record.lease = null;
+        record.turnSeq = null;
+        record.endedAt = now();
+        // Every waiter looks again, in order: the first that wants the lease takes it, the rest wait on.
+        for (const wake of record.waiting.splice(0)) wake();
+      },
+    };
+  }
+
+  return {
+    async tryAcquire(key, purpose) {
+      const record = recordOf(key);
+      return record.lease ? null : take(record, purpose);
+    },
+    acquire(key, purpose, signal) {
+      const record = recordOf(key);
+      return waitFor(record, signal, () => (record.lease ? null : take(record, purpose)));
+    },
+    async activity(key) {
+      const record = recordOf(key);
+      const running = record.lease?.purpose === "turn";
+      if (running) {
+        const first = record.events[0];
+        return { running, cursor: first ? String(Number(first.id) - 1) : null, turnSeq: record.turnSeq };
+      }
+      return { running: false, cursor: record.lastId > 0 ? String(record.lastId) : null, turnSeq: null };
+    },
+    follow(key, after, signal) {
+      const record = recordOf(key);
+      const channel = createChannel<NumberedEvent>();
+      const from = after !== null && /^\d+$/.test(after) ? Number(after) : -1;
+      for (const numbered of record.events) if (Number(numbered.id) > from) channel.push(numbered);
+      record.followers.add(channel);
+      const stop = () => {
+        record.followers.delete(channel);
+        channel.close();
+      };
+      if (signal.aborted) stop();
+      else signal.addEventListener("abort", stop, { once: true });
+      return channel;
+    },
+    async requestAbort(key) {
+      const record = recordOf(key);
+      if (!record.lease || record.lease.purpose === "delete") return false;
+      record.lease.controller.abort(new DOMException("The turn was stopped", "AbortError"));
+      return true;
+    },
+    async settled(key, signal) {
+      const record = recordOf(key);
+      await waitFor(record, signal, () => (record.lease ? null : true));
+    },
+    async forget(key) {
+      const record = recordOf(key);
+      record.events = [];
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import type { NumberedEvent } from "./running-turns.js";
+
+/** Options of {@link eventStreamResponse}. */
+export interface EventStreamOptions {
+  /** Aborted when the client goes away (or the stream ends): the follower stops; the turn never does. */
+  readonly controller: AbortController;
+  /** End the stream after the first `turn-end` (the answer to `POST /turns`). */
+  readonly endAtTurnEnd: boolean;
+  /** Applied to each event's JSON before it leaves (removes the host's secrets). */
+  readonly redact: (text: string) => string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** A comment line this often, so that proxies keep an idle stream open. Default 15 s. */
+  readonly heartbeatMs?: number;
+}
+
+const encoder = new TextEncoder();
+
+/** One SSE event per engine event: `id:` its id, `data:` the event as one line of JSON. */
+export function encodeEvent(numbered: NumberedEvent, redact: (text: string) => string): string {
+  return `id: ${numbered.id}\ndata: ${redact(JSON.stringify(numbered.event))}\n\n`;
+}
+
+/** A `text/event-stream` response over `events`. */
+export function eventStreamResponse(events: AsyncIterable<NumberedEvent>, options: EventStreamOptions): Response {
+  const { controller } = options;
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  const stream = new ReadableStream<Uint8Array>({
+    async start(sink) {
+      const send = (text: string): boolean => {
+        if (controller.signal.aborted) return false;
+        try {
+          sink.enqueue(encoder.encode(text));
+          return true;
+        } catch {
+          controller.abort();
+          return false;
+        }
+      };
+      send("retry: 1000\n\n");
+      heartbeat = setInterval(() => send(": keep-alive\n\n"), options.heartbeatMs ?? 15_000);
+      try {
+        for await (const numbered of events) {
+          if (!send(encodeEvent(numbered, options.redact))) break;
+          if (options.endAtTurnEnd && numbered.event.type === "turn-end") break;
+        }
+      } finally {
+        clearInterval(heartbeat);
+        const open = !controller.signal.aborted;
+        controller.abort();
+        if (open) {
+          try {
+            sink.close();
+          } catch {
+            // Already closed by the client.
+          }
+        }
+      }
+    },
+    cancel() {
+      clearInterval(heartbeat);
+      controller.abort();
+    },
+  });
+  return new Response(stream, {
+    status: 200,
+    headers: {
+      ...options.headers,
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store",
+      "x-accel-buffering": "no",
+    },
+  });
+}

@@ -5,18 +5,18 @@ import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { serve } from "srvx";
-import { createApiEngine } from "../../api-engine/api-engine.js";
-import type { ModelInfo } from "../../messages.js";
-import { createProvider } from "../../providers/create-provider.js";
 import {
   createReplayScript,
   type FakeModel,
   type FakeProvider,
   type ReplayScript,
   startFakeProvider,
-} from "../../testing/index.js";
+} from "@conch/fake-provider";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { serve } from "srvx";
+import { createApiEngine } from "../../api-engine/api-engine.js";
+import type { ModelInfo } from "../../messages.js";
+import { createProvider } from "../../providers/create-provider.js";
 import { createFileChatStore, type FileChatStore } from "../../transcript/file-store.node.js";
 import { createFileChatDirectory } from "../file-chat-directory.node.js";
 import { createEngineHandler } from "../handler.js";

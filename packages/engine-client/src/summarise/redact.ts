@@ -1,88 +1,166 @@
 /**
  * Secrets are replaced with a marker before anything is sent to a summariser (or kept in a summary):
  * a summary is read every turn by whichever model the chat moves to, so a key in it would travel far.
+ *
+ * Two kinds of rule. Formats that name themselves (`secret-formats.ts`: a prefix or shape no ordinary text
+ * has) are redacted wherever they are. Anything else is redacted only where the context says a secret is
+ * there (a key named like a secret, a URL's password, an `Authorization` header, "my password is …") and the
+ * value looks like one. The value goes; the key and the sentence stay.
  */
+import { secretFormats } from "./secret-formats.js";
 
 /** What a secret is replaced with. */
 export const redactedMarker = "[redacted secret]";
 
-interface SecretPattern {
-  readonly kind: string;
-  readonly pattern: RegExp;
-  /** Builds the replacement from the match; default: the marker. */
-  readonly replace?: (match: string, ...groups: string[]) => string;
+/** Bits of information per character (Shannon entropy of the character distribution). */
+function entropyPerChar(value: string): number {
+  const counts = new Map<string, number>();
+  for (const char of value) counts.set(char, (counts.get(char) ?? 0) + 1);
+  let bits = 0;
+  for (const count of counts.values()) {
+    const share = count / value.length;
+    bits -= share * Math.log2(share);
+  }
+  return bits;
 }
 
-// Order matters: whole blocks and structured forms first, so that a key inside a block is not cut in two.
-const secretPatterns: readonly SecretPattern[] = [
-  {
-    kind: "private key block",
-    pattern:
-      /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g,
-  },
-  {
-    kind: "password in a URL",
-    pattern: /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/?#@]+):([^\s@/?#]+)@/gi,
-    replace: (_match, scheme, user) => `${scheme}${user}:${redactedMarker}@`,
-  },
-  { kind: "JWT", pattern: /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}/g },
-  { kind: "Anthropic key", pattern: /\bsk-ant-[A-Za-z0-9_-]{16,}/g },
-  { kind: "OpenAI key", pattern: /\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}/g },
-  { kind: "Google API key", pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g },
-  { kind: "Google OAuth token", pattern: /\bya29\.[0-9A-Za-z_-]{20,}/g },
-  { kind: "AWS access key id", pattern: /\b(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[0-9A-Z]{16}\b/g },
-  { kind: "GitHub token", pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})/g },
-  { kind: "Slack token", pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
-  { kind: "Slack webhook", pattern: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/_-]+/g },
-  { kind: "Stripe key", pattern: /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|\bwhsec_[A-Za-z0-9]{16,}/g },
-  {
-    kind: "bearer token",
-    pattern: /\b(Bearer|Basic|Token)(\s+)[A-Za-z0-9._~+/=-]{8,}/g,
-    replace: (_match, scheme, space) => `${scheme}${space}${redactedMarker}`,
-  },
-  {
-    // key = value, key: value, "key": "value", KEY=value in env files and URLs' query strings.
-    kind: "secret in a key=value pair",
-    pattern:
-      /((?:["']?)\b[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?)["']?\s*(?:=|:|=>)\s*)(\[redacted secret\]|"[^"\n]{4,}"|'[^'\n]{4,}'|[^\s"',;&)}\]]{4,})/gi,
-    replace: (match, key: string, value: string) => {
-      const bare = value.replace(/^["']|["']$/g, "");
-      // Counts and settings are not secrets: max_tokens=1600, token: 4096, password: required.
-      if (
-        /^\d+$/.test(bare) ||
-        /^(?:true|false|null|none|required|optional|string|number|\*+|\[redacted secret\])$/i.test(bare)
-      ) {
-        return match;
-      }
-      if (bare.includes(redactedMarker)) return match;
-      // References to where a secret lives are not the secret: process.env.API_KEY, ${TOKEN}, $TOKEN.
-      if (
-        /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*|\[["'][\w-]+["']\])+$/.test(bare) ||
-        /^\$\{?[A-Z_][A-Z0-9_]*\}?$/.test(bare)
-      ) {
-        return match;
-      }
-      const quote = value.startsWith('"') ? '"' : value.startsWith("'") ? "'" : "";
-      return `${key}${quote}${redactedMarker}${quote}`;
-    },
-  },
-];
+/** Where a secret lives, not the secret: `process.env.API_KEY`, `${TOKEN}`, `getKey()`, `config["token"]`. */
+function isReference(value: string): boolean {
+  return (
+    value.includes("(") ||
+    /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*|\[["'][\w-]+["']\])+$/.test(value) ||
+    /^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/.test(value) ||
+    /^%[A-Z_]+%$/.test(value)
+  );
+}
 
-/** The kinds of secret `redactSecrets` recognises, for documentation and tests. */
-export const redactedSecretKinds: readonly string[] = secretPatterns.map((entry) => entry.kind);
+/** A stand-in people write where the secret goes: `<your-key>`, `xxxx`, `***`, `changeme`, `your_api_key_here`. */
+function isPlaceholder(value: string): boolean {
+  return (
+    /^<[^>]*>$|^\{\{[^}]*\}\}$|^[x*•.]{3,}$|^(?:true|false|null|nil|none|undefined|required|optional|string|number|boolean|secret|password|token|redacted|hidden|changeme|example)$/i.test(
+      value,
+    ) ||
+    /^your[_-]|[_-]here$/i.test(value) ||
+    value.includes("[redacted")
+  );
+}
 
 /**
- * Replaces API keys of the common providers (OpenAI, Anthropic, Google, AWS, GitHub, Slack, Stripe),
- * bearer tokens, JWTs, private key blocks, passwords in URLs and in `key=value` pairs with
- * `[redacted secret]`. Everything else is left as it is.
+ * Whether a value looks machine-made rather than a word or a number: long enough, more than one kind of
+ * character, and dense in information. Words, counts, paths of words and settings are not.
+ */
+export function looksRandom(value: string): boolean {
+  if (value.length < 8 || isReference(value) || isPlaceholder(value)) return false;
+  if (/^\d+(?:\.\d+)?$/.test(value)) return false;
+  const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((kind) => kind.test(value)).length;
+  if (classes < 2) return false;
+  // One capitalised word or a hyphenated phrase of words is prose: "Instrument", "skip-navigation-menu".
+  if (/^[A-Za-z][a-z]+(?:[-_ /.][A-Za-z][a-z]*)*$/.test(value)) return false;
+  return entropyPerChar(value) >= (value.length >= 20 ? 3.2 : 2.6);
+}
+
+/** A password-like value: any value a person chose, but not prose, a count, a reference or a placeholder. */
+function looksLikePassword(value: string, assigned: boolean): boolean {
+  if (value.length < 4 || isReference(value) || isPlaceholder(value) || /^\d{1,6}$/.test(value)) return false;
+  // `password: must be at least 8 characters` is a sentence about passwords; `PASSWORD=letmein` is one.
+  if (!assigned && /^[a-z]+$/.test(value)) return false;
+  return true;
+}
+
+const secretKey = String.raw`[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|signing[_-]?key|credentials?|session[_-]?key)[A-Za-z0-9_.-]*`;
+const passwordKey = /pass(?:word|wd|phrase)|pwd|secret/i;
+const secretWord =
+  /password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|signing[_-]?key|credentials?|session[_-]?key/gi;
+
+/** Whether the secret word in a key ends a part of it: `auth_token`, `apiKey`, `SECRET`, never `tokenizer`. */
+function isSecretKeyName(key: string): boolean {
+  for (const match of key.matchAll(secretWord)) {
+    const next = key[(match.index ?? 0) + match[0].length];
+    const last = match[0][match[0].length - 1] ?? "";
+    if (next === undefined || /[_.\-0-9]/.test(next) || (/[a-z]/.test(last) && /[A-Z]/.test(next))) return true;
+  }
+  return false;
+}
+
+// `key = value`, `key: value`, `"key": "value"`, `KEY=value` (env files, query strings, JSON, YAML, code).
+const keyValuePattern = new RegExp(
+  String.raw`((?<![A-Za-z0-9_])["']?(${secretKey})["']?[ \t]*(=>|:=|=|:)[ \t]*)(\[redacted secret\]|"[^"\n]*"|'[^'\n]*'|\x60[^\x60\n]*\x60|[^\s"',;&)}\]]+)`,
+  "gi",
+);
+
+function redactKeyValue(match: string, prefix: string, key: string, operator: string, value: string): string {
+  if (!isSecretKeyName(key)) return match;
+  const quote = /^["'`]/.test(value) ? value[0] : "";
+  // A bare value at the end of a sentence keeps its full stop: `…_ON_BUILD=false.`
+  const trailing = quote ? "" : (/[.!?:]+$/.exec(value)?.[0] ?? "");
+  const bare = quote ? value.slice(1, -1) : value.slice(0, value.length - trailing.length);
+  const assigned = quote !== "" || (operator !== ":" && !/\s$/.test(prefix));
+  const secret = passwordKey.test(key) ? looksLikePassword(bare, assigned) : looksRandom(bare);
+  return secret ? `${prefix}${quote}${redactedMarker}${quote}${trailing}` : match;
+}
+
+// `Authorization: Bearer x`, `X-Api-Key: x`, and a scheme and credential anywhere (`Bearer x`, `Basic x`).
+const headerPattern =
+  /\b((?:Proxy-)?Authorization|X-Api-Key|Api-Key|X-Goog-Api-Key|X-Auth-Token)(["']?\s*[:=]\s*["']?)((?:Bearer|Basic|Token|Digest|Bot)\s+)?([^\s"',]+)/gi;
+const schemePattern = /\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9._~+/=-]{8,})/g;
+
+// `scheme://user:password@host`, the user optional (`redis://:password@host`).
+const urlCredentialPattern = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/?#@]*):([^\s@/?#]+)@/gi;
+
+// "my password is hunter2", "the API key for staging is …": the value after a person's own words.
+const proseSecretPattern =
+  /\b((?:my|the|our|your|his|her|their) (?:[\w-]+ ){0,2}?(?:password|passphrase|passcode|pin|api key|secret key|token)(?: for [\w .@-]{1,30}?)? (?:is|was|=|:) ["'“]?)([^\s"'”]+?)(?=["'”]?(?:[\s,;!?]|\.(?:\s|$)|$))/gi;
+const proseStopwords =
+  /^(?:not|too|the|a|an|being|still|now|set|wrong|incorrect|correct|fine|empty|missing|required|expired|invalid|here|below|above|in|on|at|stored|saved|in)$/i;
+
+// AWS secret access key: 40 characters of base64 near an AWS context (a key id, `aws`, `secret`).
+const awsSecretPattern =
+  /(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+const awsContext = /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b|\baws\b|aws_|secret/i;
+
+function redactAwsSecrets(text: string): string {
+  return text.replace(awsSecretPattern, (value, offset: number) => {
+    const around = text.slice(Math.max(0, offset - 200), offset + 240);
+    return awsContext.test(around) && looksRandom(value) ? redactedMarker : value;
+  });
+}
+
+/** The kinds of secret `redactSecrets` recognises, for documentation and tests. */
+export const redactedSecretKinds: readonly string[] = [
+  ...secretFormats.map((format) => format.kind),
+  "AWS secret access key (near an AWS key id)",
+  "password in a URL",
+  "Authorization header",
+  "bearer or basic credential",
+  "secret in a key=value pair or JSON field",
+  "a password or key in a sentence",
+];
+
+/**
+ * Replaces secrets with `[redacted secret]`: the self-naming formats of the common services (model
+ * providers, clouds, code hosts, chat and payment services, private keys, JWTs), and values that look like
+ * secrets where the context says one is there. Keys, sentences and everything else stay as they are.
  */
 export function redactSecrets(text: string): string {
-  let result = text;
-  for (const { pattern, replace } of secretPatterns) {
+  let result = redactAwsSecrets(text);
+  for (const { pattern } of secretFormats) {
     pattern.lastIndex = 0;
-    result = replace
-      ? result.replace(pattern, (match: string, ...groups: unknown[]) => replace(match, ...(groups as string[])))
-      : result.replace(pattern, redactedMarker);
+    result = result.replace(pattern, redactedMarker);
   }
+  result = result.replace(urlCredentialPattern, (match, scheme: string, user: string, password: string) =>
+    password.includes(redactedMarker) || isReference(password) ? match : `${scheme}${user}:${redactedMarker}@`,
+  );
+  result = result.replace(headerPattern, (match, name: string, separator: string, scheme = "", value: string) =>
+    value.length >= 8 && !isReference(value) && !isPlaceholder(value)
+      ? `${name}${separator}${scheme}${redactedMarker}`
+      : match,
+  );
+  result = result.replace(schemePattern, (match, scheme: string, space: string, value: string) =>
+    looksRandom(value) ? `${scheme}${space}${redactedMarker}` : match,
+  );
+  result = result.replace(keyValuePattern, redactKeyValue);
+  result = result.replace(proseSecretPattern, (match, words: string, value: string) =>
+    proseStopwords.test(value) || isPlaceholder(value) || value.length < 4 ? match : `${words}${redactedMarker}`,
+  );
   return result;
 }

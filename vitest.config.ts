@@ -25,7 +25,8 @@ export default defineConfig({
           name: "engine-client",
           environment: "node",
           include: ["packages/engine-client/src/**/*.test.ts"],
-          exclude: ["**/*.browser.test.*", "**/node_modules/**"],
+          // The Postgres store's tests run in the "postgres" project, which starts the server they need.
+          exclude: ["**/*.browser.test.*", "**/node_modules/**", "packages/engine-client/src/postgres/**"],
           typecheck: {
             enabled: true,
             include: ["packages/engine-client/src/**/*.test-d.ts"],
@@ -43,6 +44,22 @@ export default defineConfig({
           include: ["packages/fake-provider/src/**/*.test.ts"],
           exclude: ["**/node_modules/**"],
           testTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "postgres",
+          environment: "node",
+          include: ["packages/engine-client/src/postgres/**/*.test.ts"],
+          // Starts a throwaway Postgres (installing Debian's when missing) unless DATABASE_URL is given, and makes
+          // the empty PGlite cluster the tests copy.
+          globalSetup: [
+            "./scripts/ensure-postgres.mjs",
+            "./packages/engine-client/src/postgres/testing/pglite-template.ts",
+          ],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
         },
       },
       {

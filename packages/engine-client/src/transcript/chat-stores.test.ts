@@ -1,198 +1,22 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { InvalidChatIdError, TurnSequenceError } from "../errors.js";
-import type { ChatStore } from "./chat-store.js";
-import { InvalidChatRecordError } from "./errors.js";
+import { afterAll } from "vitest";
 import { createFileChatStore } from "./file-store.node.js";
 import { createMemoryChatStore } from "./memory-store.js";
-import { bigTranscript, sampleLog, sampleSummary } from "./testing/fixtures.js";
-import { buildTranscriptFile, type TranscriptFile } from "./transcript-file.js";
+import { chatStoreContract } from "./testing/chat-store-contract.js";
 
-// The same contract for every store that runs in Node; the IndexedDB store runs it in Chromium
-// (indexeddb-store.browser.test.ts).
+// The shared store contract (testing/chat-store-contract.ts) on the stores that run in Node; IndexedDB runs it in
+// Chromium (indexeddb-store.browser.test.ts), PGlite and Postgres in postgres/postgres-store.test.ts.
 const roots: string[] = [];
 afterAll(async () => {
   await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })));
 });
 
-const factories: [string, () => Promise<ChatStore>][] = [
-  ["memory", async () => createMemoryChatStore()],
-  [
-    "file system",
-    async () => {
-      const root = await mkdtemp(join(tmpdir(), "conch-store-"));
-      roots.push(root);
-      return createFileChatStore({ root });
-    },
-  ],
-];
+chatStoreContract("memory", async () => createMemoryChatStore());
 
-describe.each(factories)("the %s chat store", (_name, createStore) => {
-  describe("given a chat never written", () => {
-    it("should read an empty log, no transcript and 0 bytes", async () => {
-      const store = await createStore();
-      expect(await store.readLog("new")).toEqual([]);
-      expect(await store.readTranscript("new")).toBeNull();
-      expect(await store.transcriptBytes("new")).toBe(0);
-    });
-  });
-
-  describe("given a log appended in two batches", () => {
-    it("should read back every message as written, thinking signatures untouched", async () => {
-      const store = await createStore();
-      const log = sampleLog();
-      await store.appendLog("trip", log.slice(0, 3));
-      await store.appendLog("trip", log.slice(3));
-      await store.appendLog("trip", []);
-      expect(await store.readLog("trip")).toEqual(log);
-      expect((await store.readLog("trip"))[1]?.parts[0]).toEqual({
-        type: "thinking",
-        text: "They want a plan.",
-        signature: "EqQBCkYIBRgCKkDx+/=\u0000sig",
-      });
-    });
-
-    it("should hand out copies, so a caller's change does not reach the store", async () => {
-      const store = await createStore();
-      await store.appendLog("copy", sampleLog());
-      const first = await store.readLog("copy");
-      first.pop();
-      expect(await store.readLog("copy")).toHaveLength(5);
-    });
-  });
-
-  describe("given messages whose seq does not follow the log", () => {
-    it("should refuse them with TurnSequenceError and keep the log as it was", async () => {
-      const store = await createStore();
-      const log = sampleLog();
-      await store.appendLog("seq", log.slice(0, 2));
-      const refused = [log.slice(3), log.slice(0, 1), [log[2]!, log[4]!]];
-      for (const batch of refused) {
-        const error = await store.appendLog("seq", batch).catch((caught: unknown) => caught);
-        expect(TurnSequenceError.isInstance(error)).toBe(true);
-      }
-      expect(await store.readLog("seq")).toEqual(log.slice(0, 2));
-      await store.appendLog("seq", log.slice(2));
-      expect(await store.readLog("seq")).toEqual(log);
-    });
-  });
-
-  describe("given a message or transcript of the wrong shape", () => {
-    it("should refuse it with InvalidChatRecordError and write nothing", async () => {
-      const store = await createStore();
-      const notAMessage = { seq: 0, role: "robot", parts: [] } as unknown as ReturnType<typeof sampleLog>[number];
-      const logError = await store.appendLog("shape", [notAMessage]).catch((caught: unknown) => caught);
-      expect(InvalidChatRecordError.isInstance(logError)).toBe(true);
-      const file = buildTranscriptFile({ id: "shape", kept: sampleLog() });
-      const transcriptErrors = await Promise.all([
-        store.writeTranscript("shape", { ...file, id: "other" }).catch((caught: unknown) => caught),
-        store.writeTranscript("shape", { ...file, seqs: [0] }).catch((caught: unknown) => caught),
-      ]);
-      expect(transcriptErrors.map((error) => InvalidChatRecordError.isInstance(error))).toEqual([true, true]);
-      expect(await store.readLog("shape")).toEqual([]);
-      expect(await store.readTranscript("shape")).toBeNull();
-    });
-  });
-
-  describe("given chat ids that could escape the folder or are no usable name", () => {
-    it.each(["../x", "..", ".", "a/b", "a\\b", "a\u0000b", "", "/etc/passwd", "x".repeat(201)])(
-      "should refuse %j in every method before touching storage",
-      async (chatId) => {
-        const store = await createStore();
-        const file = buildTranscriptFile({ id: chatId, kept: [] });
-        const calls = [
-          store.readLog(chatId),
-          store.appendLog(chatId, sampleLog()),
-          store.readTranscript(chatId),
-          store.writeTranscript(chatId, file),
-          store.transcriptBytes(chatId),
-        ];
-        for (const call of calls) {
-          const error = await call.catch((caught: unknown) => caught);
-          expect(InvalidChatIdError.isInstance(error)).toBe(true);
-        }
-      },
-    );
-  });
-
-  describe("given a transcript with a summary, seqs, factor and fields of a later version", () => {
-    it("should read it back equal, unknown fields included", async () => {
-      const store = await createStore();
-      const log = sampleLog();
-      const file: TranscriptFile = {
-        ...buildTranscriptFile({ id: "t", kept: log.slice(3), summary: sampleSummary(3), factor: 1.4, model: "m" }),
-        readUntil: 2,
-        learned: [{ seq: 0, at: 10 }],
-      };
-      await store.writeTranscript("t", file);
-      expect(await store.readTranscript("t")).toEqual(file);
-      const replaced = { ...file, messages: file.messages.slice(1), seqs: [4] };
-      await store.writeTranscript("t", replaced);
-      expect(await store.readTranscript("t")).toEqual(replaced);
-    });
-  });
-
-  describe("given a transcript of more than 8 MB", () => {
-    it("should round-trip it and report its size in bytes", async () => {
-      const store = await createStore();
-      const file = bigTranscript("big", "eight", 8);
-      await store.writeTranscript("big", file);
-      expect(await store.readTranscript("big")).toEqual(file);
-      const bytes = await store.transcriptBytes("big");
-      expect(bytes).toBeGreaterThan(8 * 1024 * 1024);
-      expect(bytes).toBe(Buffer.byteLength(JSON.stringify(await store.readTranscript("big")), "utf8"));
-    });
-  });
-
-  describe("given many writes to one chat at once", () => {
-    it("should run them one after another in call order: every append succeeds and the last transcript wins", async () => {
-      const store = await createStore();
-      const appends = Array.from({ length: 100 }, (_, seq) =>
-        store.appendLog("busy", [
-          { seq, role: "user", parts: [{ type: "text", text: `message ${seq} `.repeat(500) }] },
-        ]),
-      );
-      const files = Array.from({ length: 40 }, (_, round) => ({
-        ...buildTranscriptFile({ id: "busy", kept: [] }),
-        round,
-        padding: `${round}`.repeat(50_000),
-      }));
-      const writes = files.map((file) => store.writeTranscript("busy", file));
-      // Queued behind all the writes, so it sees the last one.
-      const read = store.readTranscript("busy");
-      await Promise.all([...appends, ...writes]);
-      expect((await read)?.round).toBe(39);
-      const log = await store.readLog("busy");
-      expect(log.map((message) => message.seq)).toEqual(Array.from({ length: 100 }, (_, seq) => seq));
-      expect(await store.readTranscript("busy")).toEqual(files[39]);
-    });
-
-    it("should keep other chats apart", async () => {
-      const store = await createStore();
-      await Promise.all(
-        ["a", "b", "c"].flatMap((chatId) =>
-          Array.from({ length: 10 }, (_, seq) =>
-            store.appendLog(chatId, [{ seq, role: "user", parts: [{ type: "text", text: `${chatId}${seq}` }] }]),
-          ),
-        ),
-      );
-      for (const chatId of ["a", "b", "c"]) {
-        const texts = (await store.readLog(chatId)).map((message) => message.parts[0]);
-        expect(texts).toEqual(Array.from({ length: 10 }, (_, seq) => ({ type: "text", text: `${chatId}${seq}` })));
-      }
-    });
-  });
-
-  describe("given a failed call", () => {
-    it("should not block the calls queued after it", async () => {
-      const store = await createStore();
-      const failed = store.appendLog("after", [sampleLog()[1]!]);
-      const next = store.appendLog("after", sampleLog().slice(0, 1));
-      expect(TurnSequenceError.isInstance(await failed.catch((caught: unknown) => caught))).toBe(true);
-      await next;
-      expect(await store.readLog("after")).toHaveLength(1);
-    });
-  });
+chatStoreContract("file system", async () => {
+  const root = await mkdtemp(join(tmpdir(), "conch-store-"));
+  roots.push(root);
+  return createFileChatStore({ root });
 });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { InvalidChatIdError, TurnSequenceError } from "../errors.js";
 import { ChatLogCorruptError, InvalidChatRecordError, TranscriptCorruptError } from "./errors.js";
 import { createIndexedDbChatStore, type IndexedDbChatStore } from "./indexeddb-store.js";
+import { chatStoreContract } from "./testing/chat-store-contract.js";
 import { bigTranscript, sampleLog, sampleSummary } from "./testing/fixtures.js";
 import { buildTranscriptFile, keptSeqs, type TranscriptFile } from "./transcript-file.js";
 
@@ -45,6 +46,18 @@ async function rawGet(store: IndexedDbChatStore, objectStore: string, key: IDBVa
   db.close();
   return value;
 }
+
+// The shared store contract; a second store on the same database is a second tab.
+let lastDatabase = "";
+chatStoreContract(
+  "IndexedDB",
+  async () => {
+    const store = createStore();
+    lastDatabase = store.databaseName;
+    return store;
+  },
+  { second: async () => createStore(lastDatabase) },
+);
 
 describe("createIndexedDbChatStore", () => {
   describe("given a chat never written", () => {

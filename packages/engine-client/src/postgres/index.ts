@@ -1,0 +1,15 @@
+// Chats in Postgres: a `pg` Pool or PGlite, same SQL. Its own entry, so neither reaches the browser's root entry.
+export {
+  type MigrationResult,
+  migrate,
+  SchemaNotMigratedError,
+  SchemaTooNewError,
+  schemaVersion,
+} from "./migrate.js";
+export {
+  createPostgresChatStore,
+  type PostgresChatStore,
+  type PostgresChatStoreOptions,
+  type StoredChat,
+} from "./postgres-store.js";
+export type { SqlDatabase, SqlEmbedded, SqlPool, SqlPoolClient, SqlQueryable, SqlRow } from "./sql.js";

@@ -1,0 +1,274 @@
+import { utf8Length } from "../context/estimate.js";
+import { assertSafeChatId, TurnSequenceError } from "../errors.js";
+import type { ChatMessage } from "../messages.js";
+import { createChatQueue } from "../transcript/chat-queue.js";
+import type { ChatStore } from "../transcript/chat-store.js";
+import { ChatStoreReadError, TranscriptCorruptError, unreadableLogLine } from "../transcript/errors.js";
+import {
+  checkLogMessages,
+  checkLogSequence,
+  decodeLogMessage,
+  decodeTranscript,
+  encodeTranscript,
+  type TranscriptFile,
+} from "../transcript/transcript-file.js";
+import { checkSchema } from "./migrate.js";
+import { inTransaction, type SqlDatabase, type SqlQueryable } from "./sql.js";
+
+/** Options of {@link createPostgresChatStore}. */
+export interface PostgresChatStoreOptions {
+  /** A `pg` `Pool` or a PGlite instance, migrated with `migrate(db)`. */
+  readonly db: SqlDatabase;
+  /** Whose chats these are: every row is keyed by it, so one person never reads another's. Default `"local"`. */
+  readonly userId?: string;
+}
+
+/** One chat of a person, as {@link PostgresChatStore.listChats} lists it. */
+export interface StoredChat {
+  readonly chatId: string;
+  /** Milliseconds since the epoch. */
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** A {@link ChatStore} in Postgres (a real server or PGlite), with what only a database can do on top. */
+export interface PostgresChatStore extends ChatStore {
+  readonly userId: string;
+  /**
+   * Appends a turn's messages and replaces the transcript in one transaction: both or neither. Same checks as
+   * `appendLog` and `writeTranscript`.
+   */
+  writeTurn(chatId: string, messages: readonly ChatMessage[], file: TranscriptFile): Promise<void>;
+  /** The person's chats, most recently changed first. */
+  listChats(options?: { readonly limit?: number; readonly offset?: number }): Promise<StoredChat[]>;
+  /** Removes a chat whole: its log, transcript, lease and running-turn events. */
+  deleteChat(chatId: string): Promise<void>;
+}
+
+const uniqueViolation = "23505";
+
+/**
+ * A {@link ChatStore} whose chats live in Postgres: a log row per message keyed by (person, chat, seq), so a seq
+ * can be stored once only, and a transcript row per chat replaced in one statement. Appends lock the chat's row,
+ * so several instances appending to one chat are serialised by the database, not by this process; calls made on
+ * one store object also run one after another per chat, in call order, as every store's do.
+ */
+export function createPostgresChatStore(options: PostgresChatStoreOptions): PostgresChatStore {
+  const { db } = options;
+  const userId = options.userId ?? "local";
+  const queue = createChatQueue();
+  const run = <T>(chatId: string, task: () => Promise<T>): Promise<T> =>
+    queue.run(chatId, async () => {
+      await checkSchema(db);
+      return task();
+    });
+  const where = (table: string, chatId: string) => `postgres://${table}/${encodeURIComponent(userId)}/${chatId}`;
+
+  async function readLog(chatId: string): Promise<ChatMessage[]> {
+    let rows: Record<string, unknown>[];
+    try {
+      ({ rows } = await db.query(
+        "select seq, message from conch_messages where user_id = $1 and chat_id = $2 order by seq",
+        [userId, chatId],
+      ));
+    } catch (error) {
+      throw new ChatStoreReadError({ chatId, location: where("conch_messages", chatId), cause: error });
+    }
+    return rows.map((row, index) => {
+      const location = where("conch_messages", chatId);
+      let value: unknown;
+      try {
+        value = JSON.parse(String(row.message));
+      } catch (cause) {
+        throw unreadableLogLine({ chatId, location, line: index + 1, reason: "the message is not JSON", cause });
+      }
+      const decoded = decodeLogMessage(value, index);
+      if (!decoded.ok || Number(row.seq) !== index) {
+        const reason = decoded.ok ? `row seq ${String(row.seq)} holds the message at ${index}` : decoded.reason;
+        throw unreadableLogLine({
+          chatId,
+          location,
+          line: index + 1,
+          reason,
+          cause: decoded.ok ? undefined : decoded.cause,
+        });
+      }
+      return decoded.message;
+    });
+  }
+
+  async function append(tx: SqlQueryable, chatId: string, messages: readonly ChatMessage[]): Promise<void> {
+    await touchChat(tx, userId, chatId);
+    const { rows } = await tx.query(
+      "select coalesce(max(seq) + 1, 0) as next from conch_messages where user_id = $1 and chat_id = $2",
+      [userId, chatId],
+    );
+    checkLogSequence(chatId, Number(rows[0]?.next ?? 0), messages);
+    if (messages.length === 0) return;
+    try {
+      await tx.query(
+        `insert into conch_messages (user_id, chat_id, seq, role, message)
+         select $1, $2, t.seq, t.role, t.message from unnest($3::integer[], $4::text[], $5::text[]) as t(seq, role, message)`,
+        [
+          userId,
+          chatId,
+          messages.map((m) => m.seq),
+          messages.map((m) => m.role),
+          messages.map((m) => JSON.stringify(m)),
+        ],
+      );
+    } catch (error) {
+      // The chat's row lock makes this unreachable between stores of this package; a writer that skips the lock
+      // still cannot store a seq twice.
+      if (sqlState(error) === uniqueViolation) {
+        throw new TurnSequenceError({ chatId, expectedSeq: Number(rows[0]?.next ?? 0), actualSeq: messages[0]!.seq });
+      }
+      throw error;
+    }
+  }
+
+  async function putTranscript(tx: SqlQueryable, chatId: string, file: TranscriptFile, json: string): Promise<void> {
+    await touchChat(tx, userId, chatId);
+    const readUntil = file.readUntil;
+    await tx.query(
+      `insert into conch_transcripts (user_id, chat_id, body, bytes, kept_seqs, summary, factor, read_until, health)
+       values ($1, $2, $3, $4, $5::integer[], $6, $7, $8, $9)
+       on conflict (user_id, chat_id) do update set body = excluded.body, bytes = excluded.bytes,
+         kept_seqs = excluded.kept_seqs, summary = excluded.summary, factor = excluded.factor,
+         read_until = excluded.read_until, health = excluded.health, written_at = now()`,
+      [
+        userId,
+        chatId,
+        json,
+        utf8Length(json),
+        file.seqs === undefined ? null : [...file.seqs],
+        file.summary === undefined ? null : JSON.stringify(file.summary),
+        file.factor ?? null,
+        Number.isSafeInteger(readUntil) ? readUntil : null,
+        file.health === undefined ? null : JSON.stringify(file.health),
+      ],
+    );
+  }
+
+  return {
+    userId,
+
+    async readLog(chatId) {
+      assertSafeChatId(chatId);
+      return run(chatId, () => readLog(chatId));
+    },
+
+    async appendLog(chatId, messages) {
+      assertSafeChatId(chatId);
+      const checked = checkLogMessages(chatId, messages);
+      if (checked.length > 0) checkLogSequence(chatId, checked[0]!.seq, checked);
+      return run(chatId, () => inTransaction(db, (tx) => append(tx, chatId, checked)));
+    },
+
+    async readTranscript(chatId) {
+      assertSafeChatId(chatId);
+      return run(chatId, async () => {
+        const location = where("conch_transcripts", chatId);
+        let rows: Record<string, unknown>[];
+        try {
+          ({ rows } = await db.query("select body from conch_transcripts where user_id = $1 and chat_id = $2", [
+            userId,
+            chatId,
+          ]));
+        } catch (error) {
+          throw new ChatStoreReadError({ chatId, location, cause: error });
+        }
+        if (rows.length === 0) return null;
+        const body = String(rows[0]?.body);
+        const decoded = decodeTranscript(chatId, body);
+        if (decoded.ok) return decoded.file;
+        const keptAt = await moveAside(chatId, body, decoded.reason).catch(() => location);
+        throw new TranscriptCorruptError({ chatId, location, keptAt, reason: decoded.reason, cause: decoded.cause });
+      });
+    },
+
+    async writeTranscript(chatId, file) {
+      assertSafeChatId(chatId);
+      const json = encodeTranscript(chatId, file);
+      return run(chatId, () => inTransaction(db, (tx) => putTranscript(tx, chatId, file, json)));
+    },
+
+    async writeTurn(chatId, messages, file) {
+      assertSafeChatId(chatId);
+      const checked = checkLogMessages(chatId, messages);
+      const json = encodeTranscript(chatId, file);
+      return run(chatId, () =>
+        inTransaction(db, async (tx) => {
+          await append(tx, chatId, checked);
+          await putTranscript(tx, chatId, file, json);
+        }),
+      );
+    },
+
+    async transcriptBytes(chatId) {
+      assertSafeChatId(chatId);
+      return run(chatId, async () => {
+        const { rows } = await db.query("select bytes from conch_transcripts where user_id = $1 and chat_id = $2", [
+          userId,
+          chatId,
+        ]);
+        return rows.length === 0 ? 0 : Number(rows[0]?.bytes);
+      });
+    },
+
+    async listChats(list = {}) {
+      await checkSchema(db);
+      const { rows } = await db.query(
+        `select chat_id, extract(epoch from created_at)::float8 * 1000 as created,
+           extract(epoch from updated_at)::float8 * 1000 as updated
+         from conch_chats where user_id = $1 order by updated_at desc, chat_id limit $2 offset $3`,
+        [userId, list.limit ?? 100, list.offset ?? 0],
+      );
+      return rows.map((row) => ({
+        chatId: String(row.chat_id),
+        createdAt: Math.round(Number(row.created)),
+        updatedAt: Math.round(Number(row.updated)),
+      }));
+    },
+
+    async deleteChat(chatId) {
+      assertSafeChatId(chatId);
+      return run(chatId, () =>
+        inTransaction(db, async (tx) => {
+          const key = [userId, chatId];
+          await tx.query("delete from conch_turn_events where user_id = $1 and chat_id = $2", key);
+          await tx.query("delete from conch_leases where user_id = $1 and chat_id = $2", key);
+          await tx.query("delete from conch_chats where user_id = $1 and chat_id = $2", key);
+        }),
+      );
+    },
+  };
+
+  /** Moves an unreadable transcript to conch_corrupt (kept, never read again) and says where. */
+  async function moveAside(chatId: string, raw: string, reason: string): Promise<string> {
+    return inTransaction(db, async (tx) => {
+      const { rows } = await tx.query(
+        `insert into conch_corrupt (user_id, chat_id, record, raw, reason) values ($1, $2, 'transcript', $3, $4)
+         returning id`,
+        [userId, chatId, raw, reason],
+      );
+      await tx.query("delete from conch_transcripts where user_id = $1 and chat_id = $2", [userId, chatId]);
+      return `postgres://conch_corrupt/${String(rows[0]?.id)}`;
+    });
+  }
+}
+
+/** Makes sure the chat's row exists and locks it until the transaction ends: writes to one chat queue here. */
+export async function touchChat(tx: SqlQueryable, userId: string, chatId: string): Promise<void> {
+  await tx.query(
+    `insert into conch_chats (user_id, chat_id) values ($1, $2)
+     on conflict (user_id, chat_id) do update set updated_at = now()`,
+    [userId, chatId],
+  );
+}
+
+/** The SQLSTATE of a database error (`pg` and PGlite both put it on `code`). */
+export function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}

@@ -14,9 +14,10 @@ import {
 } from "@conch/fake-provider";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { serve } from "srvx";
-import { createApiEngine } from "../../api-engine/api-engine.js";
+import { type ApiEngine, createApiEngine } from "../../api-engine/api-engine.js";
 import type { ModelInfo } from "../../messages.js";
 import { createProvider } from "../../providers/create-provider.js";
+import type { ChatStore } from "../../transcript/chat-store.js";
 import { createFileChatStore, type FileChatStore } from "../../transcript/file-store.node.js";
 import { createFileChatDirectory } from "../file-chat-directory.node.js";
 import { createEngineHandler } from "../handler.js";
@@ -41,6 +42,12 @@ export interface EngineServer {
   readonly models: readonly ModelInfo[];
   /** Provider requests whose connection the engine closed before the answer was complete. */
   readonly providerClosedEarly: () => number;
+  /** An API engine configured as the server's, over `store`. */
+  makeEngine(store: ChatStore, model?: string): ApiEngine;
+  /** Drops the connection of the next event stream a client opens after `afterBytes` bytes of its body. */
+  cutNextStream(afterBytes: number): void;
+  /** How many streams were dropped so. */
+  streamsCut(): number;
   storeOf(userId: string): FileChatStore;
   close(): Promise<void>;
 }
@@ -85,18 +92,20 @@ export async function startEngineServer(options: EngineServerOptions = {}): Prom
     }
     return store;
   };
+  /** The engine the server runs; the same one in-process is the reference the remote engine is compared with. */
+  const makeEngine = (store: ChatStore, model?: string): ApiEngine =>
+    createApiEngine({
+      provider,
+      model: model ?? options.model ?? "chat",
+      store,
+      models,
+      systemPrompt: "You are a helpful assistant in a long chat.",
+      id: "api",
+      displayName: "OpenRouter (fake)",
+    });
   const handler = createEngineHandler({
     basePath: "/api/engine",
-    engineFor: (userId, { model }) =>
-      createApiEngine({
-        provider,
-        model: model ?? options.model ?? "chat",
-        store: storeOf(userId),
-        models,
-        systemPrompt: "You are a helpful assistant in a long chat.",
-        id: "api",
-        displayName: "OpenRouter (fake)",
-      }),
+    engineFor: (userId, { model }) => makeEngine(storeOf(userId), model),
     authorize: (request) => {
       const match = /^Bearer (\S+)$/.exec(request.headers.get("authorization") ?? "");
       const userId = match ? tokens[match[1] as string] : undefined;
@@ -110,7 +119,10 @@ export async function startEngineServer(options: EngineServerOptions = {}): Prom
   });
   const server = serve({ fetch: handler, port: 0, hostname: "127.0.0.1", silent: true, gracefulShutdown: false });
   await server.ready();
-  const origin = new URL(server.url as string).origin;
+  const direct = new URL(server.url as string).origin;
+  // Clients reach the server through a cutting proxy, so that a test can drop a connection mid-answer.
+  const cutter = await startProxy(direct);
+  const origin = cutter.origin;
   return {
     baseURL: `${origin}/api/engine`,
     origin,
@@ -118,8 +130,12 @@ export async function startEngineServer(options: EngineServerOptions = {}): Prom
     script,
     models,
     providerClosedEarly: () => proxy.closedEarly,
+    makeEngine,
+    cutNextStream: (afterBytes) => cutter.cutNext(afterBytes),
+    streamsCut: () => cutter.cuts,
     storeOf,
     async close() {
+      await cutter.close();
       await server.close(true);
       await proxy.close();
       await fake.close();
@@ -128,18 +144,41 @@ export async function startEngineServer(options: EngineServerOptions = {}): Prom
   };
 }
 
+/** A pass-through HTTP proxy in front of the fake provider: it counts what a provider sees of a cancelled request. */
+function startProviderProxy(target: string) {
+  return startProxy(target);
+}
+
 /**
- * A pass-through HTTP proxy in front of the fake provider that counts requests whose client (the engine) closed
- * the connection before the answer had ended: what a provider sees of a cancelled request.
+ * A pass-through HTTP proxy that counts requests whose client closed the connection before the answer had ended,
+ * and can drop the next event stream part-way, as a flaky network would.
  */
-async function startProviderProxy(target: string) {
+async function startProxy(target: string) {
   let closedEarly = 0;
+  let cutAfter: number | null = null;
+  let cuts = 0;
   const server = createServer((req, res) => {
     const upstream = httpRequest(
       new URL(req.url ?? "/", target),
       { method: req.method, headers: req.headers },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
+        const streaming = String(answer.headers["content-type"] ?? "").startsWith("text/event-stream");
+        if (streaming && cutAfter !== null) {
+          let budget = cutAfter;
+          cutAfter = null;
+          answer.on("data", (chunk: Buffer) => {
+            if (budget <= 0) return;
+            res.write(chunk.subarray(0, budget));
+            budget -= chunk.length;
+            if (budget <= 0) {
+              cuts += 1;
+              answer.destroy();
+              res.destroy();
+            }
+          });
+          return;
+        }
         answer.pipe(res);
       },
     );
@@ -158,6 +197,12 @@ async function startProviderProxy(target: string) {
     origin: `http://127.0.0.1:${port}`,
     get closedEarly() {
       return closedEarly;
+    },
+    get cuts() {
+      return cuts;
+    },
+    cutNext(afterBytes: number) {
+      cutAfter = afterBytes;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -12,4 +12,9 @@ export {
   type PostgresChatStoreOptions,
   type StoredChat,
 } from "./postgres-store.js";
+export {
+  createPostgresRunningTurns,
+  type PostgresRunningTurns,
+  type PostgresRunningTurnsOptions,
+} from "./running-turns.js";
 export type { SqlDatabase, SqlEmbedded, SqlPool, SqlPoolClient, SqlQueryable, SqlRow } from "./sql.js";

@@ -41,6 +41,24 @@ describe.each(backends)("migrate on %s", (_backend, open) => {
     });
   });
 
+  describe("given a database at the first schema version, with chats", () => {
+    it("should upgrade it to the latest and keep every chat", async () => {
+      const { db, close } = await open({ migrated: false });
+      try {
+        expect(await migrate(db, { upTo: 1 })).toEqual({ from: 0, to: 1 });
+        await db.query("insert into conch_chats (user_id, chat_id) values ('local', 'old')");
+        await db.query(
+          "insert into conch_leases (user_id, chat_id, turn_id, holder, expires_at) values ('local', 'old', 't', 'h', now())",
+        );
+        expect(await migrate(db)).toEqual({ from: 1, to: schemaVersion });
+        const { rows } = await db.query("select chat_id, purpose from conch_leases");
+        expect(rows).toEqual([{ chat_id: "old", purpose: "turn" }]);
+      } finally {
+        await close();
+      }
+    });
+  });
+
   describe("given a database no migration ran on", () => {
     it("should refuse every store call with SchemaNotMigratedError, creating nothing", async () => {
       const { db, close } = await open({ migrated: false });

@@ -14,4 +14,6 @@ export const prebundledDeps: readonly string[] = [
   "@conch/nacre > @radix-ui/react-collapsible",
   "@conch/nacre > @radix-ui/react-slot",
   "@conch/nacre > @tanstack/react-query",
+  "@conch/nacre > react-markdown",
+  "@conch/nacre > remark-gfm",
 ];

@@ -6,8 +6,10 @@ import {
   ConversationProvider,
   HealthNotes,
   MessageList,
+  RenderTextProvider,
   useConversation,
 } from "@conch/nacre";
+import { renderMarkdown } from "@conch/nacre/markdown";
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 
 export interface AppProps {
@@ -144,52 +146,54 @@ export function App({
           Commands <kbd>⌘K</kbd>
         </button>
       </header>
-      <ConversationProvider
-        key={`${engine.id}:${chatId}`}
-        engine={engine}
-        chatId={chatId}
-        onNewChat={onNewChat}
-        onSwitchModel={onProblemSwitch}
-        onOpenSettings={() => document.getElementById("health")?.scrollIntoView()}
-      >
-        <nav className="demo-chats" aria-label="Chats">
-          <h2>Chats</h2>
-          <ul>
-            {chats.map((chat) => (
-              <li key={chat.id}>
-                <button
-                  type="button"
-                  aria-current={chat.id === chatId ? "page" : undefined}
-                  onClick={() => setChatId(chat.id)}
-                >
-                  {chat.title}
-                </button>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <main className="demo-main">
-          <ChatHeader models={models} onSwitch={(model) => void switchModel(model)} />
-          <MessageList.Root className="demo-messages" />
-          <Composer.Root key={chatId} className="demo-composer" defaultValue={drafts[chatId] ?? ""} />
-        </main>
-        <aside className="demo-aside" aria-label="This chat">
-          <section aria-labelledby="context-heading">
-            <h2 id="context-heading">Context</h2>
-            <ContextMeter.Root />
-          </section>
-          <HealthNotes.Root id="health" />
-          {aside}
-        </aside>
-        <CommandMenu open={commandsOpen} onOpenChange={setCommandsOpen} />
-        {pending && pending.chatId === chatId ? (
-          <SendWhenReady
-            text={pending.text}
-            {...(pending.retrySeq !== undefined ? { retrySeq: pending.retrySeq } : {})}
-            onSent={clearPending}
-          />
-        ) : null}
-      </ConversationProvider>
+      <RenderTextProvider renderText={renderMarkdown}>
+        <ConversationProvider
+          key={`${engine.id}:${chatId}`}
+          engine={engine}
+          chatId={chatId}
+          onNewChat={onNewChat}
+          onSwitchModel={onProblemSwitch}
+          onOpenSettings={() => document.getElementById("health")?.scrollIntoView()}
+        >
+          <nav className="demo-chats" aria-label="Chats">
+            <h2>Chats</h2>
+            <ul>
+              {chats.map((chat) => (
+                <li key={chat.id}>
+                  <button
+                    type="button"
+                    aria-current={chat.id === chatId ? "page" : undefined}
+                    onClick={() => setChatId(chat.id)}
+                  >
+                    {chat.title}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <main className="demo-main">
+            <ChatHeader models={models} onSwitch={(model) => void switchModel(model)} />
+            <MessageList.Root className="demo-messages" />
+            <Composer.Root key={chatId} className="demo-composer" defaultValue={drafts[chatId] ?? ""} />
+          </main>
+          <aside className="demo-aside" aria-label="This chat">
+            <section aria-labelledby="context-heading">
+              <h2 id="context-heading">Context</h2>
+              <ContextMeter.Root />
+            </section>
+            <HealthNotes.Root id="health" />
+            {aside}
+          </aside>
+          <CommandMenu open={commandsOpen} onOpenChange={setCommandsOpen} />
+          {pending && pending.chatId === chatId ? (
+            <SendWhenReady
+              text={pending.text}
+              {...(pending.retrySeq !== undefined ? { retrySeq: pending.retrySeq } : {})}
+              onSent={clearPending}
+            />
+          ) : null}
+        </ConversationProvider>
+      </RenderTextProvider>
     </div>
   );
 }

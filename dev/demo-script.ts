@@ -133,7 +133,23 @@ function stepScript(
       };
     case "answer":
       return {
-        reply: `A plain answer from ${model.displayName}. Type /compact [what to keep] to summarise the start of this chat now, or press ⌘K / Ctrl+K.`,
+        reply: [
+          `## A plain answer from ${model.displayName}`,
+          "",
+          "Replies are **Markdown**: lists, `inline code`, tables and code blocks with a copy button.",
+          "",
+          "- Type `/compact [what to keep]` to summarise the start of this chat now,",
+          "- or press **⌘K / Ctrl+K**.",
+          "",
+          "| step | what it does |",
+          "| --- | --- |",
+          "| fold | summarises the oldest turns |",
+          "| heal | shortens a refused request and sends it again |",
+          "",
+          "```ts",
+          'const reply = await conversation.send("And the rate limiter?");',
+          "```",
+        ].join("\n"),
       };
     case "too-long":
       return { problem: scriptedTooLongProblem(model, models, input) };

@@ -76,7 +76,18 @@ export {
   HealthNotesTitle,
   type HealthNotesTitleProps,
 } from "./health-notes.js";
-export { Message, type MessageProps, StreamingMessage, type StreamingMessageProps } from "./message.js";
+export {
+  Message,
+  type MessageProps,
+  type RenderText,
+  RenderTextProvider,
+  type RenderTextProviderProps,
+  renderPlainText,
+  StreamingMessage,
+  type StreamingMessageProps,
+  type TextRenderDetails,
+  useRenderText,
+} from "./message.js";
 export {
   MessageListItems,
   type MessageListItemsProps,
@@ -105,6 +116,14 @@ export {
   SummaryDividerTrigger,
   type SummaryDividerTriggerProps,
 } from "./summary-divider.js";
+export {
+  summariseToolArguments,
+  ToolCall,
+  type ToolCallProps,
+  ToolResult,
+  type ToolResultProps,
+  textSize,
+} from "./tool-parts.js";
 export {
   TurnProblemAction,
   type TurnProblemActionProps,

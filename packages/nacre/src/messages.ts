@@ -89,9 +89,18 @@ export interface NacreMessages {
   roleLabel(role: MessageRole): string;
   /** A tool call inside an assistant message. */
   toolCall(values: { readonly name: string }): string;
+  /** A tool's result (the tool's name when the result carries it). */
+  toolResult(values: { readonly name: string | null; readonly isError: boolean }): string;
+  /** The size of a tool's result on its closed line. */
+  toolResultSize(values: { readonly lines: number; readonly characters: number }): string;
   picture(values: { readonly name: string }): string;
   /** On a message being written. Default: "Writing…". */
   streaming: string;
+  /** A Markdown code block's copy button, before and after it copied. */
+  codeCopy: string;
+  codeCopied: string;
+  /** A Markdown image that is not fetched (`host` null when its URL was refused). */
+  imageNotLoaded(values: { readonly alt: string; readonly host: string | null }): string;
 }
 
 function settingsLabel(section: SettingsSection): string {
@@ -240,8 +249,21 @@ export const defaultMessages: NacreMessages = {
   messageListLabel: "Messages",
   roleLabel,
   toolCall: ({ name }) => `Called ${name}`,
+  toolResult: ({ name, isError }) => `${isError ? "Failed" : "Result"}${name ? ` of ${name}` : ""}`,
+  toolResultSize: ({ lines, characters }) =>
+    characters === 0
+      ? "empty"
+      : `${format(lines)} ${lines === 1 ? "line" : "lines"}, ${
+          characters < 1_000
+            ? `${format(characters)} characters`
+            : `${(Math.round(characters / 100) / 10).toLocaleString("en")} K characters`
+        }`,
   picture: ({ name }) => `[picture: ${name}]`,
   streaming: "Writing…",
+  codeCopy: "Copy",
+  codeCopied: "Copied",
+  imageNotLoaded: ({ alt, host }) =>
+    `Image${alt ? `: ${alt}` : ""}${host ? ` (${host}, not loaded)` : " (not loaded)"}`,
 };
 
 /** Defaults with the host's replacements on top. */

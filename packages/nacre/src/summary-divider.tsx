@@ -113,6 +113,12 @@ export const SummaryDividerTrigger = forwardRef<HTMLButtonElement, SummaryDivide
       <Collapsible.Trigger data-nacre-summary-divider-trigger="" {...props} ref={ref}>
         {children ?? (
           <>
+            {data.summary && !data.summarising ? (
+              // Shows that the line opens; the button's aria-expanded says it to assistive technology.
+              <span data-nacre-summary-divider-chevron="" aria-hidden="true">
+                ▸
+              </span>
+            ) : null}
             <span data-nacre-summary-divider-label="" aria-live="polite">
               {label}
             </span>

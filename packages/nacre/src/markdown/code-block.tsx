@@ -1,0 +1,48 @@
+"use client";
+import { type ComponentPropsWithoutRef, forwardRef, useEffect, useState } from "react";
+import { useNacreMessages } from "../conversation.js";
+
+export interface CodeBlockProps extends ComponentPropsWithoutRef<"div"> {
+  /** The code, as text. */
+  code: string;
+  /** The fence's language (` ```ts `), if any. */
+  language?: string | undefined;
+}
+
+/**
+ * A fenced code block: the language, a copy button, and the code as text in `<pre><code>`, scrolling
+ * sideways rather than widening the page. `data-nacre-code-block`, `data-language`; the button
+ * `data-nacre-code-copy` with `data-copied` for two seconds after it copied.
+ */
+export const CodeBlock = forwardRef<HTMLDivElement, CodeBlockProps>(function CodeBlock(
+  { code, language, ...props },
+  ref,
+) {
+  const messages = useNacreMessages();
+  const [copied, setCopied] = useState(false);
+  useEffect(() => {
+    if (!copied) return;
+    const timer = setTimeout(() => setCopied(false), 2_000);
+    return () => clearTimeout(timer);
+  }, [copied]);
+  const copy = () => {
+    navigator.clipboard?.writeText(code).then(
+      () => setCopied(true),
+      () => setCopied(false),
+    );
+  };
+  return (
+    <div data-nacre-code-block="" {...(language ? { "data-language": language } : {})} {...props} ref={ref}>
+      <div data-nacre-code-header="">
+        {language ? <span data-nacre-code-language="">{language}</span> : null}
+        <button type="button" data-nacre-code-copy="" {...(copied ? { "data-copied": "" } : {})} onClick={copy}>
+          {copied ? messages.codeCopied : messages.codeCopy}
+        </button>
+      </div>
+      <pre>
+        <code {...(language ? { "data-language": language } : {})}>{code}</code>
+      </pre>
+    </div>
+  );
+});
+CodeBlock.displayName = "CodeBlock";

@@ -1,0 +1,82 @@
+import { cleanup, render } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
+import { Markdown } from "./index.js";
+
+afterEach(cleanup);
+
+declare global {
+  interface Window {
+    nacrePwned?: string[];
+  }
+}
+
+/** A URL on this page's own origin, so a fetch of it shows in Resource Timing whatever the server answers. */
+const beacon = (name: string) => `${location.origin}/nacre-beacon-${name}-${Math.random().toString(36).slice(2)}.png`;
+
+function fetched(url: string): boolean {
+  return performance.getEntriesByType("resource").some((entry) => entry.name === url);
+}
+
+async function settle() {
+  // Images start loading on insertion; give the network stack a moment before looking.
+  await new Promise((resolve) => setTimeout(resolve, 800));
+}
+
+describe("Markdown in Chromium, given hostile model text", () => {
+  it("should execute nothing and fetch nothing, and show the markup as text", async () => {
+    window.nacrePwned = [];
+    const image = beacon("image");
+    const rawImage = beacon("raw");
+    const text = [
+      "<script>window.nacrePwned.push('script')</script>",
+      "",
+      `Inline <img src="${rawImage}" onerror="window.nacrePwned.push('onerror')"> and <svg onload="window.nacrePwned.push('svg')"></svg>`,
+      "",
+      `<iframe src="javascript:parent.nacrePwned.push('iframe')"></iframe>`,
+      "",
+      "[click me](javascript:window.nacrePwned.push('link'))",
+      "[data](data:text/html,<script>parent.nacrePwned.push('data')</script>)",
+      "[entity](jav&#x61;script:window.nacrePwned.push('entity'))",
+      "",
+      `![beacon](${image})`,
+      "",
+      `[ref]: javascript:window.nacrePwned.push('ref')`,
+      "",
+      "and [ref] too",
+      "",
+      "```html",
+      "<script>window.nacrePwned.push('fence')</script>",
+      "unterminated fence, the page must go on",
+    ].join("\n");
+    const view = render(
+      <div>
+        <Markdown text={text} />
+        <p id="after">after the message</p>
+      </div>,
+    );
+    for (const element of view.container.querySelectorAll<HTMLElement>("a, span, button")) element.click();
+    await settle();
+    expect(window.nacrePwned).toEqual([]);
+    expect(view.container.querySelectorAll("script, iframe, svg, img")).toHaveLength(0);
+    expect(fetched(image)).toBe(false);
+    expect(fetched(rawImage)).toBe(false);
+    for (const link of view.container.querySelectorAll("a")) {
+      expect(link.getAttribute("href") ?? "").toMatch(/^(https?:|mailto:)/);
+    }
+    expect(view.container.textContent).toContain("<script>window.nacrePwned.push('script')</script>");
+    // The open fence is one code block inside the message; what follows the message is still its own element.
+    expect(view.container.querySelector("[data-nacre-code-block] code")?.textContent).toContain(
+      "unterminated fence, the page must go on",
+    );
+    expect(document.getElementById("after")?.closest("[data-nacre-markdown]")).toBeNull();
+  });
+
+  it("should fetch an image only when loadImage allows it (the detector works)", async () => {
+    const allowed = beacon("allowed");
+    const refused = beacon("refused");
+    render(<Markdown text={`![a](${allowed}) ![b](${refused})`} loadImage={(url) => url === allowed} />);
+    await settle();
+    expect(fetched(allowed)).toBe(true);
+    expect(fetched(refused)).toBe(false);
+  });
+});

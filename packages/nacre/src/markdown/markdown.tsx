@@ -1,0 +1,113 @@
+"use client";
+import { type ComponentPropsWithoutRef, createContext, memo, useContext } from "react";
+import ReactMarkdown, { type Components, type ExtraProps } from "react-markdown";
+import remarkGfm from "remark-gfm";
+import { useNacreMessages } from "../conversation.js";
+import { type RenderText, renderPlainText } from "../message.js";
+import { CodeBlock } from "./code-block.js";
+import { remarkHtmlAsText } from "./html-as-text.js";
+import { safeUrl } from "./safe-url.js";
+
+export interface MarkdownProps {
+  /** The Markdown, as the model wrote it (possibly cut off mid-stream). */
+  text: string;
+  /**
+   * Which image URLs may be fetched. Default: none, so a model cannot make the page call a URL it chose
+   * (a beacon); an image shows as a link with its alt text instead.
+   */
+  loadImage?: (url: string) => boolean;
+}
+
+interface HastText {
+  type: string;
+  value?: string;
+  children?: HastText[];
+  tagName?: string;
+  properties?: { className?: unknown };
+}
+
+function textOf(node: HastText | undefined): string {
+  if (!node) return "";
+  if (node.type === "text") return node.value ?? "";
+  return (node.children ?? []).map(textOf).join("");
+}
+
+function languageOf(node: HastText | undefined): string | undefined {
+  const className = node?.properties?.className;
+  const classes = Array.isArray(className) ? className : [];
+  const language = classes.find((name): name is string => typeof name === "string" && name.startsWith("language-"));
+  return language?.slice("language-".length);
+}
+
+function Pre({ node }: ComponentPropsWithoutRef<"pre"> & ExtraProps) {
+  const code = (node?.children as HastText[] | undefined)?.find((child) => child.tagName === "code");
+  // Without its closing fence a streamed block still ends in the newline micromark adds; drop that one.
+  return <CodeBlock code={textOf(code).replace(/\n$/, "")} language={languageOf(code)} />;
+}
+
+function Link({ href, children }: ComponentPropsWithoutRef<"a"> & ExtraProps) {
+  const url = href ? safeUrl(href) : null;
+  if (!url) return <span data-nacre-link-refused="">{children}</span>;
+  return (
+    <a href={url} rel="noopener noreferrer" target="_blank" data-nacre-link="">
+      {children}
+    </a>
+  );
+}
+
+function Table({ children }: ComponentPropsWithoutRef<"table"> & ExtraProps) {
+  // Wide tables scroll inside their own box, never the page.
+  return (
+    <div data-nacre-table="">
+      <table>{children}</table>
+    </div>
+  );
+}
+
+const loadNoImage = () => false;
+const LoadImageContext = createContext<(url: string) => boolean>(loadNoImage);
+
+function Image({ src, alt }: ComponentPropsWithoutRef<"img"> & ExtraProps) {
+  const loadImage = useContext(LoadImageContext);
+  const messages = useNacreMessages();
+  const url = typeof src === "string" ? safeUrl(src) : null;
+  if (url && loadImage(url)) {
+    return <img src={url} alt={alt ?? ""} loading="lazy" referrerPolicy="no-referrer" data-nacre-image="" />;
+  }
+  const label = messages.imageNotLoaded({ alt: alt ?? "", host: url ? new URL(url).host : null });
+  return url ? (
+    <a href={url} rel="noopener noreferrer" target="_blank" data-nacre-image-link="">
+      {label}
+    </a>
+  ) : (
+    <span data-nacre-image-link="">{label}</span>
+  );
+}
+
+const remarkPlugins = [remarkGfm, remarkHtmlAsText];
+const components: Components = { pre: Pre, a: Link, table: Table, img: Image };
+
+// Every URL in the tree (links, images, definitions) goes through the one check; refused ones become "".
+const urlTransform = (url: string) => safeUrl(url) ?? "";
+
+/**
+ * Model Markdown as elements, safely: GFM (tables, task lists, strikethrough, autolinks); raw HTML shown as
+ * text; links only to `http(s):`/`mailto:` with `rel="noopener noreferrer"`; images not fetched unless
+ * `loadImage` allows their URL; code blocks with a copy button. A text cut off mid-stream renders as far as
+ * it goes (an open fence is a code block to the end). `data-nacre-markdown`.
+ */
+export const Markdown = memo(function Markdown({ text, loadImage }: MarkdownProps) {
+  const markdown = (
+    <div data-nacre-markdown="">
+      <ReactMarkdown remarkPlugins={remarkPlugins} components={components} urlTransform={urlTransform}>
+        {text}
+      </ReactMarkdown>
+    </div>
+  );
+  return loadImage ? <LoadImageContext.Provider value={loadImage}>{markdown}</LoadImageContext.Provider> : markdown;
+});
+Markdown.displayName = "Markdown";
+
+/** A `RenderText` for `RenderTextProvider` or `Message`: the model's text as Markdown, the person's as text. */
+export const renderMarkdown: RenderText = (text, { role }) =>
+  role === "assistant" ? <Markdown text={text} /> : renderPlainText(text, { role, streaming: false });

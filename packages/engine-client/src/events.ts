@@ -1,3 +1,4 @@
+import type { ContextUsage } from "./engine.js";
 import type { ChatMessage, Usage } from "./messages.js";
 import type { TurnProblem } from "./problems.js";
 
@@ -123,6 +124,11 @@ export interface TurnEndEvent extends ChatEventBase {
   readonly seq: number;
   readonly status: "done" | "aborted" | "problem" | "tool-calls";
   readonly usage: Usage;
+  /**
+   * How much of the window the next request will use, as the engine computed it at the turn's end (absent
+   * when the engine cannot tell). A UI shows it instead of asking `context.usage` again.
+   */
+  readonly contextUsage?: ContextUsage;
 }
 
 /** Everything an engine says. Discriminated by `type`; switch over it exhaustively. */

@@ -2,6 +2,14 @@ export * from "./api-engine/index.js";
 export { type Channel, createChannel, delay } from "./channel.js";
 export * from "./context/index.js";
 export {
+  type ConversationActivity,
+  type ConversationCache,
+  type ConversationStatus,
+  ConversationStore,
+  type SendOptions,
+  type StreamingMessageState,
+} from "./conversation/conversation-store.js";
+export {
   type ChatSnapshot,
   type CompactOptions,
   type CompactResult,
@@ -47,6 +55,7 @@ export type {
   TurnStartEvent,
   UsageEvent,
 } from "./events.js";
+export * from "./kit/index.js";
 export * from "./learning/index.js";
 export {
   addUsage,

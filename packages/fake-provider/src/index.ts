@@ -2,6 +2,10 @@
 // `pnpm bench`, `pnpm simulate` and the end-to-end tests import it by name.
 
 export {
+  type ApiEngineUnderTest,
+  apiEngineUnderTest,
+} from "./api-engine-under-test.js";
+export {
   type Conversation,
   conversationFromJson,
   conversationsDirectory,
@@ -9,6 +13,12 @@ export {
   loadConversationFile,
   loadConversations,
 } from "./conversations.js";
+export {
+  type ContractTurn,
+  type EngineUnderTest,
+  engineContract,
+  type MakeEngine,
+} from "./engine-contract.js";
 export type {
   FakeDialect,
   FakeModel,

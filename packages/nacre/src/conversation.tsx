@@ -4,29 +4,28 @@ import {
   type ChatSnapshot,
   type CompactResult,
   type ContextUsage,
+  type ConversationActivity,
+  type ConversationStatus,
   type Engine,
   type EngineEventOf,
   emptyUsage,
+  foldedMessageCount,
   type HealthNote,
   hasContext,
+  hasSomethingToFold,
   type ModelInfo,
   messageText,
+  type SendOptions,
+  type StreamingMessageState,
   type SummaryState,
   type TurnProblem,
   type Usage,
 } from "@conch/engine-client";
 import { QueryClient, QueryClientContext, QueryClientProvider, useQuery } from "@tanstack/react-query";
 import { createContext, type ReactNode, useContext, useMemo, useState, useSyncExternalStore } from "react";
-import {
-  type ConversationActivity,
-  type ConversationStatus,
-  conversationStore,
-  type SendOptions,
-  type StreamingMessage,
-} from "./conversation-store.js";
+import { conversationStore } from "./conversation-cache.js";
 import { type NacreMessages, resolveMessages, type SettingsSection } from "./messages.js";
 import { contextUsageQueryOptions, conversationQueryOptions } from "./query.js";
-import { foldedMessageCount, hasSomethingToFold } from "./reduce-chat.js";
 
 /** What the host does when a problem card's next step is followed: the host owns models and chats. */
 export interface ConversationHostActions {
@@ -298,7 +297,7 @@ function messageAt(messages: readonly ChatMessage[], seq: number): string {
  * The message being written, as it streams (null when none). Only the component that calls this
  * re-renders per delta.
  */
-export function useStreamingMessage(target?: ConversationTarget): StreamingMessage | null {
+export function useStreamingMessage(target?: ConversationTarget): StreamingMessageState | null {
   const { store } = useTarget(target);
   return useSyncExternalStore(store.subscribe, store.getStreaming, store.getStreaming);
 }

@@ -1,5 +1,18 @@
 "use client";
 
+// Headless: hooks over TanStack Query and a framework-free store per chat.
+export {
+  type ConversationActivity,
+  type ConversationStatus,
+  ConversationStore,
+  foldedMessageCount,
+  hasSomethingToFold,
+  nextSeq,
+  reduceChat,
+  type SendOptions,
+  type StreamingMessageState,
+  upsertMessage,
+} from "@conch/engine-client";
 /**
  * cmdk's `Command`, re-exported: compose `CompactCommandItem` into a palette built with this one, so that
  * both share one copy of cmdk (an item only works inside its own copy's `Command`).
@@ -57,15 +70,7 @@ export {
   useNacreMessages,
   useStreamingMessage,
 } from "./conversation.js";
-// Headless: hooks over TanStack Query and a framework-free store per chat.
-export {
-  type ConversationActivity,
-  type ConversationStatus,
-  ConversationStore,
-  conversationStore,
-  type SendOptions,
-  type StreamingMessage as StreamingMessageState,
-} from "./conversation-store.js";
+export { conversationStore, queryConversationCache } from "./conversation-cache.js";
 export {
   HealthNotesItem,
   type HealthNotesItemProps,
@@ -107,7 +112,6 @@ export {
   conversationQueryKey,
   conversationQueryOptions,
 } from "./query.js";
-export { foldedMessageCount, hasSomethingToFold, nextSeq, reduceChat, upsertMessage } from "./reduce-chat.js";
 export {
   SummaryDividerContent,
   type SummaryDividerContentProps,

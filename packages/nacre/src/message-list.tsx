@@ -1,4 +1,5 @@
 "use client";
+import { newestTurnStart } from "@conch/engine-client";
 import { Slot } from "@radix-ui/react-slot";
 import {
   type ComponentPropsWithoutRef,
@@ -18,7 +19,6 @@ import {
 import { useConversation, useNacreMessages, useStreamingMessage } from "./conversation.js";
 import { composeEventHandlers, composeRefs } from "./internal/primitives.js";
 import { Message, StreamingMessage } from "./message.js";
-import { newestTurnStart } from "./reduce-chat.js";
 import { SummaryDividerRoot } from "./summary-divider.js";
 import { TurnProblemRoot } from "./turn-problem.js";
 

@@ -1,9 +1,8 @@
 "use client";
-import type { ChatMessage, MessagePart, MessageRole } from "@conch/engine-client";
+import type { ChatMessage, MessagePart, MessageRole, StreamingMessageState } from "@conch/engine-client";
 import { Slot } from "@radix-ui/react-slot";
 import { type ComponentPropsWithoutRef, createContext, forwardRef, memo, type ReactNode, useContext } from "react";
 import { useNacreMessages } from "./conversation.js";
-import type { StreamingMessage as StreamingMessageState } from "./conversation-store.js";
 import { PlainText } from "./internal/plain-text.js";
 import type { NacreMessages } from "./messages.js";
 import { ToolCall, ToolResult } from "./tool-parts.js";

@@ -1,5 +1,5 @@
-import { abortReason, createChannel } from "../channel.js";
-import { type Budget, computeBudget } from "../context/budget.js";
+import { abortReason } from "../channel.js";
+import { type Budget, computeBudget, windowTakes } from "../context/budget.js";
 import { estimateTokens, modelFamily } from "../context/estimate.js";
 import { factorForModel, type ModelFactor, raiseFactor } from "../context/factor.js";
 import { type FoldMode, type FoldPlan, type FoldState, initialFoldState, planFold } from "../context/fold.js";
@@ -13,19 +13,19 @@ import type {
   ContextCapability,
   ContextUsage,
   Engine,
-  EngineListener,
-  TurnInput,
-  TurnStream,
-  Unsubscribe,
 } from "../engine.js";
-import { assertSafeChatId, ChatBusyError, isAbortError, TurnSequenceError } from "../errors.js";
+import { assertSafeChatId, isAbortError, TurnSequenceError } from "../errors.js";
 import type { CompactionReason, EngineEvent, EngineEventOf, HealthNote, SummaryState } from "../events.js";
+import { createAnswer } from "../kit/answer.js";
+import { createFanOut } from "../kit/fan-out.js";
+import { endTurn, failTurn, startTurn } from "../kit/turn-book.js";
+import { type OpenedTurn, openTurn } from "../kit/turn-open.js";
+import { createTurnRunner, type Turn } from "../kit/turn-runner.js";
 import { initialLearningState, type Learner, type LearningState, learnBeforeFold } from "../learning/learner.js";
 import {
   addUsage,
   type ChatMessage,
   emptyUsage,
-  type MessagePart,
   type ModelInfo,
   messageText,
   type Usage,
@@ -94,8 +94,6 @@ interface ChatRuntime {
   untrusted: boolean;
   origin: "person" | "routine" | "group";
   readonly cache: EstimateCache;
-  /** Serialises turns, folds on request and learning writes. */
-  lock: Promise<void>;
 }
 
 /** Extra fields the engine keeps in the transcript file beside `summary`, `seqs` and `factor`. */
@@ -119,8 +117,11 @@ const modelListTimeoutMs = 20_000;
 /** How long after a failed model list it is asked for again. */
 const modelListRetryMs = 60_000;
 
-function nextSeq(log: readonly ChatMessage[]): number {
-  return (log.at(-1)?.seq ?? -1) + 1;
+/** The same message of an append-only log, read twice: the copy already held (its estimates cached), if any. */
+function sameMessage(held: ChatMessage | undefined, read: ChatMessage): ChatMessage | undefined {
+  return held && held.seq === read.seq && held.role === read.role && held.createdAt === read.createdAt
+    ? held
+    : undefined;
 }
 
 /**
@@ -131,24 +132,14 @@ function nextSeq(log: readonly ChatMessage[]): number {
 export function createApiEngine(options: ApiEngineOptions): ApiEngine {
   const { provider, store } = options;
   const now = options.now ?? Date.now;
-  const listeners = new Set<EngineListener>();
+  const events = createFanOut<EngineEvent>();
+  const emit = events.emit;
+  /** Turns, folds on request and learning writes of a chat run one after another. */
+  const runner = createTurnRunner({ emit });
   const chats = new Map<string, Promise<ChatRuntime>>();
-  /** Chats with a turn running: a second turn is refused at once. */
-  const busyChats = new Set<string>();
   let model = options.model;
   let models: readonly ModelInfo[] | null = options.models ?? null;
   let noteCounter = 0;
-
-  function emit(event: EngineEvent): void {
-    for (const listener of [...listeners]) {
-      try {
-        listener(event);
-      } catch (error) {
-        // A listener's bug must not stop the turn; report it where a developer will see it.
-        console.error(error);
-      }
-    }
-  }
 
   let listFailedAt = Number.NEGATIVE_INFINITY;
   async function listModels(): Promise<readonly ModelInfo[]> {
@@ -193,7 +184,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     return note;
   }
 
-  async function loadRuntime(chatId: string): Promise<ChatRuntime> {
+  async function loadRuntime(chatId: string, previous?: ChatRuntime): Promise<ChatRuntime> {
     const rt: ChatRuntime = {
       chatId,
       log: [],
@@ -208,8 +199,8 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
       answerRooms: {},
       untrusted: false,
       origin: "person",
-      cache: createEstimateCache(),
-      lock: Promise.resolve(),
+      // A chat read again keeps its estimates: the log only grows, so its old messages are still its messages.
+      cache: previous?.cache ?? createEstimateCache(),
     };
     try {
       rt.log = await store.readLog(chatId);
@@ -219,6 +210,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
       addNote(rt, "summary-failed", `The chat's log was cut off by a crash; a copy was kept at ${error.keptAt}.`);
       rt.log = await store.readLog(chatId);
     }
+    if (previous) rt.log = rt.log.map((message, index) => sameMessage(previous.log[index], message) ?? message);
     let file: TranscriptFile | null = null;
     try {
       file = await store.readTranscript(chatId);
@@ -250,6 +242,12 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
       const standing = extra.problem ?? null;
       rt.problem = standing !== null && rt.log.at(-1)?.seq === standing.seq ? standing : null;
     }
+    if (previous) {
+      // Notes not saved yet (a repair said at the last read) stay.
+      const known = new Set(rt.healthNotes.map((note) => note.id));
+      const unsaved = previous.healthNotes.filter((note) => !known.has(note.id));
+      rt.healthNotes = [...unsaved, ...rt.healthNotes].sort((a, b) => b.at - a.at).slice(0, healthNotesKept);
+    }
     return rt;
   }
 
@@ -265,14 +263,35 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     return loaded;
   }
 
-  /** Runs `task` after everything already queued for the chat. */
-  function locked<T>(rt: ChatRuntime, task: () => Promise<T>): Promise<T> {
-    const run = rt.lock.then(task, task);
-    rt.lock = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
+  /** Reads the chat from the store again: another engine over the same store (another tab) may have written. */
+  async function reloadRuntime(chatId: string): Promise<ChatRuntime> {
+    const previous = await chats.get(chatId)?.catch(() => undefined);
+    const loaded = loadRuntime(chatId, previous);
+    chats.set(chatId, loaded);
+    loaded.catch(() => chats.delete(chatId));
+    return loaded;
+  }
+
+  /**
+   * Accepts the turn against the chat's log and adds its opening message. A seq that does not follow the log
+   * (here or in the store) may mean another engine over the same store wrote since this one read: read the
+   * chat again and check once more, so that the `TurnSequenceError` that stands names the real next seq.
+   */
+  async function acceptTurn(input: Turn["input"]): Promise<{ rt: ChatRuntime; opened: OpenedTurn }> {
+    let rt = await runtime(input.chatId);
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        const opened = openTurn(input, rt.log, now);
+        if (!opened.retrying) {
+          await store.appendLog(input.chatId, [opened.message]);
+          rt.log.push(opened.message);
+        }
+        return { rt, opened };
+      } catch (error) {
+        if (!TurnSequenceError.isInstance(error) || attempt > 0) throw error;
+        rt = await reloadRuntime(input.chatId);
+      }
+    }
   }
 
   async function saveTranscript(rt: ChatRuntime, kept: readonly ChatMessage[]): Promise<void> {
@@ -331,12 +350,18 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     return fixed;
   }
 
-  async function sizing(rt: ChatRuntime): Promise<Sizing> {
+  /** Sizes the next request; `refusedWindow` is the window a refusal just named (used as is, not looked up again). */
+  async function sizing(rt: ChatRuntime, refusedWindow?: number): Promise<Sizing> {
     const list = await listModels();
     const info = modelInfo(list, model);
     const family = modelFamily(model);
-    const remembered = provider.windows.get(provider.provider, model);
-    const { window } = resolveWindow({ model: info, remembered: remembered ?? null, local: provider.local });
+    const stored = provider.windows.get(provider.provider, model);
+    const remembered = Math.min(stored ?? Number.POSITIVE_INFINITY, refusedWindow ?? Number.POSITIVE_INFINITY);
+    const { window } = resolveWindow({
+      model: info,
+      remembered: Number.isFinite(remembered) ? remembered : null,
+      local: provider.local,
+    });
     const factor = factorForModel(rt.factor, model);
     const { systemTokens, toolTokens } = fixedTokens(family);
     const answerRoom = rt.answerRooms[model];
@@ -478,6 +503,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
   function startLearning(rt: ChatRuntime, untilSeq: number): void {
     const learner = options.learner;
     if (!learner) return;
+    const current = chats.get(rt.chatId);
     // Alongside the turn, never in its way: the words are still in the log if this is slow or fails.
     void learnBeforeFold({
       learner,
@@ -495,12 +521,15 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
         // Later folds may have read further meanwhile; never move readUntil back.
         if (result.state.readUntil <= rt.learning.readUntil) return;
         rt.learning = result.state;
-        return locked(rt, () => saveTranscript(rt, keptFromLog(rt)));
+        // A chat read again since keeps its own state; the words are read again at its next fold.
+        if (chats.get(rt.chatId) !== current) return;
+        return runner.queued(rt.chatId, () => saveTranscript(rt, keptFromLog(rt)));
       })
       .catch((error: unknown) => console.error(error));
   }
 
-  function tooLongProblem(
+  /** The too-long problem with its one next step: a ready model that reads enough more, else a new chat. */
+  function tooLongWithNextStep(
     list: readonly ModelInfo[],
     size: Sizing,
     neededTokens: number,
@@ -515,7 +544,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
           candidate.id !== size.modelId &&
           candidate.context !== undefined &&
           candidate.context >= window * 1.5 &&
-          candidate.context * 0.9 - Math.min(16_000, candidate.context * 0.15) >= neededTokens,
+          windowTakes(candidate.context, neededTokens),
       )
       .sort((a, b) => (b.context ?? 0) - (a.context ?? 0))[0];
     const base = {
@@ -537,70 +566,38 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     return { ...base, next: { type: "new-chat", message } };
   }
 
-  async function runTurn(input: TurnInput, send: (event: EngineEvent) => void): Promise<EngineEventOf<"turn-end">> {
-    const { chatId } = input;
+  async function runTurn(turn: Turn): Promise<EngineEventOf<"turn-end">> {
+    const { input, chatId, send } = turn;
     const signal = input.abortSignal;
-    const rt = await runtime(chatId);
-    const last = rt.log.at(-1);
-    const retrying = input.retry === true && last?.role === "user" && last.seq === input.seq;
-    const expected = retrying ? input.seq : nextSeq(rt.log);
-    if (input.seq !== expected) throw new TurnSequenceError({ chatId, expectedSeq: expected, actualSeq: input.seq });
+    const { rt, opened } = await acceptTurn(input);
     if (input.untrusted) rt.untrusted = true;
     if (input.origin) rt.origin = input.origin;
-
-    // A retry answers the person's last message again; it is already in the log.
-    const opening: ChatMessage = retrying
-      ? (last as ChatMessage)
-      : input.toolResults?.length
-        ? { seq: input.seq, role: "tool", parts: [...input.toolResults], createdAt: now() }
-        : {
-            seq: input.seq,
-            role: "user",
-            parts: [{ type: "text", text: input.text }, ...(input.attachments ?? [])],
-            createdAt: now(),
-          };
-    if (!retrying) {
-      await store.appendLog(chatId, [opening]);
-      rt.log.push(opening);
-    }
-    rt.problem = null;
-    send({ type: "turn-start", chatId, message: opening });
+    startTurn(turn, rt, opened.message);
 
     let usage = emptyUsage;
-    const assistantSeq = input.seq + 1;
-    const parts: MessagePart[] = [];
-    let started = false;
+    const answer = createAnswer(turn, model);
     let finish: FinishReason | null = null;
     let keptForFile: readonly ChatMessage[] = keptFromLog(rt);
     // The person's message for a "new chat" next step: the text of the turn's opening person message.
     const turnOpening = rt.log.findLast((message) => message.role === "user");
     const carriedMessage = turnOpening ? messageText(turnOpening) : input.text;
-
-    const end = async (status: EngineEventOf<"turn-end">["status"]): Promise<EngineEventOf<"turn-end">> => {
-      rt.usage = addUsage(rt.usage, usage);
-      try {
-        await saveTranscript(rt, keptForFile);
-      } catch (error) {
-        console.error(error);
-      }
-      const event: EngineEventOf<"turn-end"> = { type: "turn-end", chatId, seq: input.seq, status, usage };
-      send(event);
-      return event;
+    const ending = {
+      save: () => saveTranscript(rt, keptForFile),
+      contextUsage: async () => {
+        const size = await sizing(rt);
+        return usageOf(size, plan(rt, size, "auto"));
+      },
     };
-
-    const problem = async (turnProblem: TurnProblem) => {
-      rt.problem = { seq: input.seq, problem: turnProblem };
-      send({ type: "turn-problem", chatId, seq: input.seq, problem: turnProblem });
-      return end("problem");
-    };
+    const end = (status: EngineEventOf<"turn-end">["status"]) => endTurn(turn, rt, status, usage, ending);
+    const problem = (turnProblem: TurnProblem) => failTurn(turn, rt, turnProblem, usage, ending);
 
     const keepPartial = async () => {
-      if (parts.length === 0) return;
-      const message: ChatMessage = { seq: assistantSeq, role: "assistant", parts: [...parts], model, createdAt: now() };
+      if (answer.parts.length === 0) return;
+      const message = answer.message(now());
       await store.appendLog(chatId, [message]);
       rt.log.push(message);
       keptForFile = [...keptForFile, message];
-      send({ type: "message-end", chatId, message, finishReason: "aborted" });
+      answer.end(message, "aborted");
     };
 
     try {
@@ -609,7 +606,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
       if (size.budget.uncapped <= 0) {
         // The system prompt and tools alone fill the window: no fold can help, and none is tried.
         return await problem(
-          tooLongProblem(
+          tooLongWithNextStep(
             await listModels(),
             size,
             Math.ceil((size.systemTokens + size.toolTokens) * size.factor * 1.2),
@@ -641,50 +638,18 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
             ...(signal ? { abortSignal: signal } : {}),
           });
           for await (const part of stream) {
-            if (!started && part.type !== "usage" && part.type !== "finish") {
-              started = true;
-              send({ type: "message-start", chatId, seq: assistantSeq, role: "assistant", model: size.modelId });
-            }
             switch (part.type) {
-              case "text-delta": {
-                const last = parts.at(-1);
-                if (last?.type === "text") parts[parts.length - 1] = { ...last, text: last.text + part.delta };
-                else parts.push({ type: "text", text: part.delta });
-                send({ type: "text-delta", chatId, seq: assistantSeq, delta: part.delta });
+              case "text-delta":
+                answer.text(part.delta);
                 break;
-              }
-              case "thinking-delta": {
-                const last = parts.at(-1);
-                if (last?.type === "thinking" && !last.redacted && !part.redacted && part.delta !== "") {
-                  parts[parts.length - 1] = {
-                    ...last,
-                    text: last.text + part.delta,
-                    ...(part.signature ? { signature: part.signature } : {}),
-                  };
-                } else if (last?.type === "thinking" && part.delta === "" && part.signature && !last.signature) {
-                  parts[parts.length - 1] = { ...last, signature: part.signature };
-                } else {
-                  parts.push({
-                    type: "thinking",
-                    text: part.delta,
-                    ...(part.signature ? { signature: part.signature } : {}),
-                    ...(part.redacted ? { redacted: true } : {}),
-                  });
-                }
-                if (part.delta && !part.redacted)
-                  send({ type: "thinking-delta", chatId, seq: assistantSeq, delta: part.delta });
-                break;
-              }
-              case "tool-call":
-                parts.push({ type: "tool-call", id: part.id, name: part.name, arguments: part.arguments });
-                send({
-                  type: "tool-call",
-                  chatId,
-                  seq: assistantSeq,
-                  id: part.id,
-                  name: part.name,
-                  arguments: part.arguments,
+              case "thinking-delta":
+                answer.thinking(part.delta, {
+                  ...(part.signature ? { signature: part.signature } : {}),
+                  ...(part.redacted ? { redacted: true } : {}),
                 });
+                break;
+              case "tool-call":
+                answer.toolCall(part);
                 break;
               case "usage": {
                 usage = addUsage(usage, part.usage);
@@ -721,7 +686,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
           if (isAbortError(error)) throw error;
           if (!ProviderCallError.isInstance(error)) throw error;
           const refusal = error.tooLong;
-          if (refusal === null || error.afterOutput || started) {
+          if (refusal === null || error.afterOutput || answer.started) {
             // A refusal after words have arrived is not retried: what was written stays.
             await keepPartial();
             return await problem(error.problem);
@@ -730,14 +695,20 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
             const list = await listModels();
             const neededTokens = Math.ceil(estimatedRequest * size.factor) + size.budget.answerRoom;
             return await problem(
-              tooLongProblem(list, size, neededTokens, carriedMessage, error.problem.providerMessage ?? error.message),
+              tooLongWithNextStep(
+                list,
+                size,
+                neededTokens,
+                carriedMessage,
+                error.problem.providerMessage ?? error.message,
+              ),
             );
           }
           healed = true;
-          // The adapter has remembered the window the refusal named; size again with it.
+          // The refusal named the window: size again with it.
           if (refusal.cause === "output") {
             const usedWindow = size.budget.window;
-            size = await sizing(rt);
+            size = await sizing(rt, refusal.window);
             // A window smaller than the one planned with is news enough: its own answer room applies.
             // Only when the window was right is the answer room itself too big for this request.
             if (size.budget.window >= usedWindow) {
@@ -748,18 +719,18 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
                 Math.min(Math.floor(size.budget.answerRoom / 2), window - inputTokens - 64),
               );
               rt.answerRooms[size.modelId] = lowered;
-              size = await sizing(rt);
+              size = await sizing(rt, refusal.window);
             }
             ({ planned, usage: foldUsage } = await planAndFold(rt, size, "auto", signal, send));
           } else {
-            size = await sizing(rt);
+            size = await sizing(rt, refusal.window);
             if (refusal.inputTokens !== undefined && refusal.window === undefined) {
               // The refusal named what was sent but no window: the estimate was short; raise the factor.
               rt.factor = {
                 modelId: size.modelId,
                 factor: raiseFactor(size.factor, refusal.inputTokens, estimatedRequest),
               };
-              size = await sizing(rt);
+              size = await sizing(rt, refusal.window);
             }
             ({ planned, usage: foldUsage } = await planAndFold(rt, size, "heal", signal, send));
           }
@@ -768,18 +739,12 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
         }
       }
 
-      const message: ChatMessage = {
-        seq: assistantSeq,
-        role: "assistant",
-        parts: parts.length > 0 ? parts : [{ type: "text", text: "" }],
-        model: size.modelId,
-        createdAt: now(),
-      };
+      const message = answer.message(now());
       await store.appendLog(chatId, [message]);
       rt.log.push(message);
       keptForFile = [...keptForFile, message];
       const finishReason = finish === "tool-calls" ? "tool-calls" : finish === "length" ? "length" : "stop";
-      send({ type: "message-end", chatId, message, finishReason });
+      answer.end(message, finishReason);
       return await end(finish === "tool-calls" ? "tool-calls" : "done");
     } catch (error) {
       if (!isAbortError(error)) throw error;
@@ -792,7 +757,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
   const context: ContextCapability = {
     async compact(chatId: string, compactOptions: CompactOptions = {}): Promise<CompactResult> {
       const rt = await runtime(chatId);
-      return locked(rt, async () => {
+      return runner.queued(chatId, async () => {
         if (options.handOverCompaction && (await options.handOverCompaction(chatId, compactOptions.keep))) {
           emit({ type: "compaction-skipped", chatId, reason: "manual", why: "handed-over" });
           return { status: "handed-over" };
@@ -842,7 +807,11 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     listModels,
 
     async loadChat(chatId): Promise<ChatSnapshot> {
-      const rt = await runtime(chatId);
+      assertSafeChatId(chatId);
+      // Read from the store each time (another engine over it may have written), unless a turn runs here.
+      const rt = runner.isBusy(chatId)
+        ? await runtime(chatId)
+        : await runner.queued(chatId, () => reloadRuntime(chatId));
       const size = await sizing(rt);
       return {
         chatId,
@@ -856,48 +825,8 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
       };
     },
 
-    subscribe(listener): Unsubscribe {
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-      };
-    },
-
-    sendTurn(input): TurnStream {
-      assertSafeChatId(input.chatId);
-      const channel = createChannel<EngineEvent>();
-      const send = (event: EngineEvent) => {
-        channel.push(event);
-        emit(event);
-      };
-      const busyKey = input.chatId;
-      if (busyChats.has(busyKey)) throw new ChatBusyError(input.chatId);
-      busyChats.add(busyKey);
-      const done = (async () => {
-        const rt = await runtime(input.chatId);
-        return locked(rt, () => runTurn(input, send));
-      })();
-      const settled = done.finally(() => {
-        busyChats.delete(busyKey);
-        channel.close();
-      });
-      settled.catch(() => undefined);
-      return {
-        done: settled,
-        [Symbol.asyncIterator]: () => {
-          const iterator = channel[Symbol.asyncIterator]();
-          return {
-            async next() {
-              const result = await iterator.next();
-              // A turn that failed outright (a seq that does not follow the log) rejects the reader too.
-              if (result.done) await settled;
-              return result;
-            },
-            return: () => iterator.return?.() ?? Promise.resolve({ value: undefined, done: true }),
-          };
-        },
-      };
-    },
+    subscribe: events.subscribe,
+    sendTurn: (input) => runner.start(input, runTurn),
   };
   return engine;
 }

@@ -65,3 +65,11 @@ export function computeBudget(input: BudgetInput): Budget {
   const budget = Math.max(0, Math.min(uncapped, transcriptTokenCap));
   return { budget, uncapped, answerRoom, window, room: uncapped < leanShare * window ? "too-small" : "enough" };
 }
+
+/**
+ * Whether a model's window takes a request of `neededTokens` (everything sent, plus the answer's room) within
+ * the margin, its own answer room kept: the test for a model to switch to. A window, not a budget: no 100K cap.
+ */
+export function windowTakes(window: number, neededTokens: number): boolean {
+  return computeBudget({ window }).uncapped >= neededTokens;
+}

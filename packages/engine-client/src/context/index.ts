@@ -10,6 +10,7 @@ export {
   minimumAnswerRoom,
   transcriptTokenCap,
   windowMargin,
+  windowTakes,
 } from "./budget.js";
 export {
   allModelWeights,

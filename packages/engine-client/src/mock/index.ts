@@ -1,7 +1,9 @@
 export { chatLogFrom, generateLongChatScript, type LongChatOptions, type LongChatScript } from "./long-chat.js";
 export {
+  createMockChatStore,
   createMockEngine,
   type MockChatSeed,
+  type MockChatStore,
   type MockEngine,
   type MockEngineScript,
   type MockTurnScript,

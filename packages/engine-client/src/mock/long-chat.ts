@@ -1,5 +1,5 @@
 import type { ChatMessage } from "../messages.js";
-import type { MockEngineScript, MockTurnScript } from "./mock-engine.js";
+import type { MockEngineScript, MockTurnScript } from "./mock-script.js";
 
 export interface LongChatOptions {
   /** How many turns the chat has. */

@@ -71,19 +71,17 @@ describe("createMockEngine", () => {
         [2, "user"],
         [3, "assistant"],
       ]);
-      expect(() => engine.sendTurn({ chatId: "c", seq: 9, text: "x" })).toThrow(TurnSequenceError);
-      try {
-        engine.sendTurn({ chatId: "c", seq: 9, text: "x" });
-      } catch (error) {
-        expect(TurnSequenceError.isInstance(error)).toBe(true);
-      }
+      // Through the turn, never thrown at once: the same rule as an engine that learns it from a server.
+      const refused = await engine.sendTurn({ chatId: "c", seq: 9, text: "x" }).done.catch((error: unknown) => error);
+      expect(TurnSequenceError.isInstance(refused)).toBe(true);
+      expect(refused).toMatchObject({ expectedSeq: 4, actualSeq: 9 });
       expect(engine.calls.map((call) => call.text)).toEqual(["1", "2"]);
     });
 
     it("should refuse a second turn while the first is running", async () => {
       const engine = createMockEngine({ delayMs: 5 });
       const first = engine.sendTurn({ chatId: "c", seq: 0, text: "1" });
-      expect(() => engine.sendTurn({ chatId: "c", seq: 1, text: "2" })).toThrow(/still answering/);
+      await expect(engine.sendTurn({ chatId: "c", seq: 1, text: "2" }).done).rejects.toThrow(/still answering/);
       await first.done;
     });
   });
@@ -149,7 +147,8 @@ describe("createMockEngine", () => {
         [0, "user"],
         [1, "assistant"],
       ]);
-      expect(() => engine.sendTurn({ chatId: "c", seq: 0, text: "Hello", retry: true })).toThrow(TurnSequenceError);
+      const refused = engine.sendTurn({ chatId: "c", seq: 0, text: "Hello", retry: true }).done;
+      expect(TurnSequenceError.isInstance(await refused.catch((error: unknown) => error))).toBe(true);
     });
   });
 

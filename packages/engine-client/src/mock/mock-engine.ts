@@ -1,221 +1,64 @@
-import { abortReason, createChannel, delay } from "../channel.js";
-import type {
-  ChatSnapshot,
-  CompactOptions,
-  CompactResult,
-  ContextUsage,
-  Engine,
-  EngineListener,
-  TurnInput,
-  TurnStream,
-  Unsubscribe,
-} from "../engine.js";
-import { ChatBusyError, isAbortError, TurnSequenceError } from "../errors.js";
-import type {
-  CompactionReason,
-  EngineEvent,
-  EngineEventOf,
-  HealthNote,
-  SummaryState,
-  TranscriptSize,
-} from "../events.js";
-import { addUsage, type ChatMessage, emptyUsage, type MessagePart, type ModelInfo, type Usage } from "../messages.js";
-import type { TurnProblem } from "../problems.js";
+import { abortReason, delay } from "../channel.js";
+import { computeBudget } from "../context/budget.js";
+import { resolveWindow } from "../context/window.js";
+import type { ChatSnapshot, CompactOptions, CompactResult, ContextUsage, TurnInput } from "../engine.js";
+import { isAbortError } from "../errors.js";
+import type { CompactionReason, EngineEvent, EngineEventOf, HealthNote, SummaryState } from "../events.js";
+import { createAnswer } from "../kit/answer.js";
+import { createFanOut } from "../kit/fan-out.js";
+import { endTurn, failTurn, startTurn } from "../kit/turn-book.js";
+import { openTurn } from "../kit/turn-open.js";
+import { createTurnRunner, type Turn } from "../kit/turn-runner.js";
+import { type ChatMessage, emptyUsage, type Usage } from "../messages.js";
+import {
+  chunk,
+  createMockChatStore,
+  defaultMockModel,
+  defaultReply,
+  defaultSummarise,
+  type MockChat,
+  type MockEngine,
+  type MockEngineScript,
+  type MockTurnScript,
+  mockSystemPromptTokens,
+  roughTokens,
+  seedMockChats,
+  sizeOf,
+} from "./mock-script.js";
 
-/** One scripted turn of the mock engine. */
-export interface MockTurnScript {
-  /** The reply, streamed in chunks. Default: a short deterministic answer naming the person's words. */
-  readonly reply?: string;
-  /** Reasoning streamed before the reply. */
-  readonly thinking?: string;
-  /** Play a fold before answering: `compacting`, then `compacted` with this summary. */
-  readonly compaction?: {
-    readonly summary: string;
-    /** The model named as the summary's writer. Default: the script's summary model. */
-    readonly model?: string;
-    /** Default `budget`. */
-    readonly reason?: CompactionReason;
-    /** Whole turns kept, the one being answered included. Default 2. */
-    readonly keepTurns?: number;
-  };
-  /** Play a quiet retry after a "too long" refusal before answering. */
-  readonly healed?: { readonly provider?: string; readonly window?: number };
-  /** Play a summariser failure (a health note; the turns are dropped without a new summary). */
-  readonly summaryFailed?: boolean;
-  /** End the turn with this problem instead of answering. */
-  readonly problem?: TurnProblem;
-  /** Usage to report. Default: estimated from the text. */
-  readonly usage?: Partial<Usage>;
-}
-
-export type MockTurns =
-  | MockTurnScript
-  | readonly MockTurnScript[]
-  | ((input: TurnInput, call: number) => MockTurnScript | undefined);
-
-/** A chat already in the mock engine when it starts. */
-export interface MockChatSeed {
-  readonly messages: readonly ChatMessage[];
-  readonly summary?: SummaryState | null;
-  readonly healthNotes?: readonly HealthNote[];
-}
-
-export interface MockEngineScript {
-  /** Default `mock`. */
-  readonly id?: string;
-  /** Default `Mock engine`. */
-  readonly displayName?: string;
-  /** The chat's model. Default: `mock-large`, a 32,000-token window. */
-  readonly model?: ModelInfo;
-  /** Models the engine could switch to (offered by too-long problems). */
-  readonly models?: readonly ModelInfo[];
-  /** The model named as a summary's writer. Default `mock-small`. */
-  readonly summaryModel?: string;
-  /** Its display name. Default `Mock Small` for the default writer, else none. */
-  readonly summaryModelName?: string;
-  /** Chats present from the start, by id. */
-  readonly chats?: Readonly<Record<string, MockChatSeed>>;
-  /** A function, one result (every call), or an array consumed per call (then the default reply). */
-  readonly turns?: MockTurns;
-  /** Characters per `text-delta`. Default 12. */
-  readonly chunkSize?: number;
-  /** Milliseconds between deltas. Default 0 (tests); the demo uses a few. */
-  readonly delayMs?: number;
-  /** Milliseconds a fold takes. Default 0. */
-  readonly compactionDelayMs?: number;
-  /** Declare the `context` capability. Default true. */
-  readonly context?: boolean;
-  /** Writes the summary of a fold on request. Default: the person's requests, listed. */
-  readonly summarise?: (folded: readonly ChatMessage[], previous: string | null, keep?: string) => string;
-  /** The clock. Default `Date.now`; pass a fixed one for deterministic timestamps. */
-  readonly now?: () => number;
-}
-
-/** A mock engine, with what it was asked recorded. */
-export interface MockEngine extends Engine {
-  /** Every `sendTurn` input, in order. */
-  readonly calls: TurnInput[];
-  /** Every `compact` request, in order. */
-  readonly compactCalls: Array<{ chatId: string; keep?: string }>;
-}
-
-interface MockChat {
-  messages: ChatMessage[];
-  summary: SummaryState | null;
-  healthNotes: HealthNote[];
-  problem: { seq: number; problem: TurnProblem } | null;
-  usage: Usage;
-  busy: boolean;
-}
-
-const defaultModel: ModelInfo = {
-  id: "mock-large",
-  displayName: "Mock Large",
-  context: 32_000,
-  ready: true,
-  local: false,
-  provider: "mock",
-};
-
-const systemPromptTokens = 500;
-
-/** Rough tokens of a text for the mock's own bookkeeping (the real estimate lives in `context/`). */
-function roughTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
-
-function partText(part: MessagePart): string {
-  switch (part.type) {
-    case "text":
-    case "thinking":
-    case "tool-result":
-      return part.text;
-    case "tool-call":
-      return `${part.name}(${part.arguments})`;
-    case "picture":
-      return "x".repeat(6400);
-    default:
-      return part satisfies never;
-  }
-}
-
-function messageTokens(message: ChatMessage): number {
-  let tokens = 4;
-  for (const part of message.parts) tokens += roughTokens(partText(part));
-  return tokens;
-}
-
-function sizeOf(messages: readonly ChatMessage[], summary: string | null): TranscriptSize {
-  let tokens = summary ? roughTokens(summary) : 0;
-  for (const message of messages) tokens += messageTokens(message);
-  return { messages: messages.length, tokens };
-}
-
-function defaultReply(input: TurnInput): string {
-  const words = input.text.trim().split(/\s+/).slice(0, 8).join(" ");
-  return `Here is a scripted answer to “${words}”. The mock engine streams it in small pieces so that the page can show a reply being written.`;
-}
-
-function defaultSummarise(folded: readonly ChatMessage[], previous: string | null, keep?: string): string {
-  const requests = folded
-    .filter((message) => message.role === "user")
-    .map((message) => message.parts.map((part) => (part.type === "text" ? part.text : "")).join(" "))
-    .map((text) => `- The person asked: ${text.slice(0, 160)}`);
-  const lines = [...(keep ? [`Kept above all: ${keep}`] : []), ...(previous ? [previous] : []), ...requests];
-  return lines.join("\n");
-}
-
-function chunk(text: string, size: number): string[] {
-  // Split on code points so that no delta ends inside a surrogate pair.
-  const points = Array.from(text);
-  const chunks: string[] = [];
-  for (let i = 0; i < points.length; i += size) chunks.push(points.slice(i, i + size).join(""));
-  return chunks;
-}
+export type {
+  MockChat,
+  MockChatSeed,
+  MockChatStore,
+  MockEngine,
+  MockEngineScript,
+  MockTurnScript,
+  MockTurns,
+} from "./mock-script.js";
+export { createMockChatStore } from "./mock-script.js";
 
 /**
  * A scripted engine that declares the `context` capability: it streams scripted replies, plays folds,
- * quiet retries and turn problems at given turns, and folds on request. The same script gives the same
- * events (pass `now` for the same timestamps too).
+ * quiet retries and turn problems at given turns, and folds on request. It runs on the engine kit like every
+ * engine (one turn runner, one per-chat queue, listeners isolated). The same script gives the same events
+ * (pass `now` for the same timestamps too).
  */
 export function createMockEngine(script: MockEngineScript = {}): MockEngine {
-  const listeners = new Set<EngineListener>();
-  const chats = new Map<string, MockChat>();
+  const events = createFanOut<EngineEvent>();
+  const runner = createTurnRunner({ emit: events.emit });
+  const store = script.store ?? createMockChatStore();
+  seedMockChats(store, script.chats ?? {});
   const now = script.now ?? Date.now;
-  const model = script.model ?? defaultModel;
+  const model = script.model ?? defaultMockModel;
   const summaryModel = script.summaryModel ?? "mock-small";
   const summaryModelName = script.summaryModelName ?? (script.summaryModel === undefined ? "Mock Small" : undefined);
   const chunkSize = Math.max(1, script.chunkSize ?? 12);
-  const delayMs = script.delayMs ?? 0;
   const compactionDelayMs = script.compactionDelayMs ?? 0;
   const summarise = script.summarise ?? defaultSummarise;
+  const hasContextCapability = script.context !== false;
   const calls: TurnInput[] = [];
   const compactCalls: Array<{ chatId: string; keep?: string }> = [];
   let noteCounter = 0;
-
-  for (const [chatId, seed] of Object.entries(script.chats ?? {})) {
-    chats.set(chatId, {
-      messages: [...seed.messages],
-      summary: seed.summary ?? null,
-      healthNotes: [...(seed.healthNotes ?? [])],
-      problem: null,
-      usage: emptyUsage,
-      busy: false,
-    });
-  }
-
-  function chatFor(chatId: string): MockChat {
-    let chat = chats.get(chatId);
-    if (!chat) {
-      chat = { messages: [], summary: null, healthNotes: [], problem: null, usage: emptyUsage, busy: false };
-      chats.set(chatId, chat);
-    }
-    return chat;
-  }
-
-  function emit(event: EngineEvent): void {
-    for (const listener of [...listeners]) listener(event);
-  }
 
   function turnScript(input: TurnInput, call: number): MockTurnScript {
     const turns = script.turns;
@@ -231,11 +74,11 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
   }
 
   function contextUsage(chat: MockChat): ContextUsage {
-    const window = model.context ?? 32_000;
-    const answerRoom = Math.min(16_000, Math.max(1_000, Math.round(window * 0.15)));
-    const budget = Math.max(0, Math.min(Math.floor(window * 0.9) - answerRoom - systemPromptTokens, 100_000));
-    const usedTokens = systemPromptTokens + sizeOf(keptMessages(chat), chat.summary?.text ?? null).tokens;
-    return { usedTokens, window, budget, factor: 1, share: usedTokens / window };
+    // The engine's own rules for the window and the budget, over the mock's rough count.
+    const { window } = resolveWindow({ model });
+    const { budget } = computeBudget({ window, systemTokens: mockSystemPromptTokens });
+    const usedTokens = mockSystemPromptTokens + sizeOf(keptMessages(chat), chat.summary?.text ?? null).tokens;
+    return { usedTokens, window, budget, factor: 1, share: window > 0 ? usedTokens / window : 1 };
   }
 
   /** Turn-start seqs: the person's messages that open a turn. */
@@ -289,215 +132,158 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
     return summary;
   }
 
+  /** The scripted fold of a turn, before it is answered. */
+  async function playCompaction(turn: Turn, chat: MockChat, compaction: NonNullable<MockTurnScript["compaction"]>) {
+    const { chatId } = turn;
+    const reason = compaction.reason ?? "budget";
+    const keepTurns = Math.max(1, compaction.keepTurns ?? 2);
+    const starts = turnStarts(chat);
+    const firstKeptSeq = starts[Math.max(0, starts.length - keepTurns)] ?? turn.input.seq;
+    if (firstKeptSeq <= (chat.summary?.firstKeptSeq ?? 0)) {
+      turn.send({ type: "compaction-skipped", chatId, reason, why: "nothing-to-fold" });
+      return;
+    }
+    turn.send({ type: "compacting", chatId, reason });
+    await delay(compactionDelayMs, turn.input.abortSignal);
+    const summary = fold(chat, firstKeptSeq, reason, {
+      text: compaction.summary,
+      ...(compaction.model ? { writer: compaction.model } : {}),
+    }) as SummaryState;
+    turn.send({ type: "compacted", chatId, ...summary });
+  }
+
+  async function runTurn(turn: Turn): Promise<EngineEventOf<"turn-end">> {
+    const { input, chatId } = turn;
+    const chat = store.chat(chatId);
+    const opened = openTurn(input, chat.messages, now);
+    const call = calls.length;
+    calls.push(input);
+    const scripted = turnScript(input, call);
+    if (!opened.retrying) chat.messages.push(opened.message);
+    startTurn(turn, chat, opened.message);
+    const ending = hasContextCapability ? { contextUsage: () => contextUsage(chat) } : {};
+    const signal = input.abortSignal;
+    const delayMs = scripted.delayMs ?? script.delayMs ?? 0;
+    const answer = createAnswer(turn, model.id);
+    let usage: Usage = emptyUsage;
+    try {
+      if (signal?.aborted) throw abortReason(signal);
+      if (scripted.compaction) await playCompaction(turn, chat, scripted.compaction);
+      if (scripted.summaryFailed) {
+        const text = "No model wrote a summary; the earliest turns were dropped and the previous summary stays.";
+        turn.send({ type: "health-note", chatId, note: addNote(chatId, chat, "summary-failed", text) });
+      }
+      if (scripted.healed) {
+        const provider = scripted.healed.provider ?? "mock";
+        const window = scripted.healed.window;
+        await delay(delayMs, signal);
+        const note = addNote(
+          chatId,
+          chat,
+          "healed",
+          `${model.displayName} refused the request as too long${window ? ` (window ${window} tokens)` : ""}; it was shortened and sent again.`,
+          { provider, model: model.id },
+        );
+        turn.send({ type: "healed", chatId, seq: input.seq, provider, model: model.id, ...(window ? { window } : {}) });
+        turn.send({ type: "health-note", chatId, note });
+      }
+      if (scripted.problem) {
+        await delay(delayMs, signal);
+        return await failTurn(turn, chat, scripted.problem, usage, ending);
+      }
+      answer.start();
+      for (const piece of chunk(scripted.thinking ?? "", chunkSize)) {
+        await delay(delayMs, signal);
+        answer.thinking(piece);
+      }
+      for (const piece of chunk(scripted.reply ?? defaultReply(input), chunkSize)) {
+        await delay(delayMs, signal);
+        answer.text(piece);
+      }
+      const message = keptAnswer(answer.message(now()));
+      chat.messages.push(message);
+      answer.end(message, "stop");
+      usage = {
+        inputTokens: scripted.usage?.inputTokens ?? contextUsage(chat).usedTokens,
+        outputTokens: scripted.usage?.outputTokens ?? roughTokens(writtenText(message)),
+        cachedInputTokens: scripted.usage?.cachedInputTokens ?? 0,
+      };
+      turn.send({ type: "usage", chatId, usage });
+      return await endTurn(turn, chat, "done", usage, ending);
+    } catch (error) {
+      if (!isAbortError(error)) throw error;
+      // What was already written stays in the log, marked as cut short.
+      if (answer.parts.length > 0) {
+        const message = keptAnswer(answer.message(now()));
+        chat.messages.push(message);
+        answer.end(message, "aborted");
+      }
+      return await endTurn(turn, chat, "aborted", usage, ending);
+    }
+  }
+
   const context = {
-    async compact(chatId: string, options: CompactOptions = {}): Promise<CompactResult> {
+    compact(chatId: string, options: CompactOptions = {}): Promise<CompactResult> {
       compactCalls.push({ chatId, ...(options.keep !== undefined ? { keep: options.keep } : {}) });
-      const chat = chatFor(chatId);
-      const starts = turnStarts(chat);
-      const newest = starts.at(-1);
-      const previousFirst = chat.summary?.firstKeptSeq ?? 0;
-      if (newest === undefined || newest <= previousFirst) {
-        emit({ type: "compaction-skipped", chatId, reason: "manual", why: "nothing-to-fold" });
-        return { status: "nothing-to-fold" };
-      }
-      emit({ type: "compacting", chatId, reason: "manual" });
-      try {
-        await delay(compactionDelayMs, options.abortSignal);
-      } catch (error) {
-        if (!isAbortError(error)) throw error;
-        emit({ type: "compaction-skipped", chatId, reason: "manual", why: "aborted" });
-        return { status: "aborted" };
-      }
-      const summary = fold(
-        chat,
-        newest,
-        "manual",
-        options.keep !== undefined ? { keep: options.keep } : {},
-      ) as SummaryState;
-      emit({ type: "compacted", chatId, ...summary });
-      return { status: "compacted", summary };
+      // In the chat's queue: a fold on request waits for the turn that runs.
+      return runner.queued(chatId, async () => {
+        const chat = store.chat(chatId);
+        const newest = turnStarts(chat).at(-1);
+        const previousFirst = chat.summary?.firstKeptSeq ?? 0;
+        if (newest === undefined || newest <= previousFirst) {
+          events.emit({ type: "compaction-skipped", chatId, reason: "manual", why: "nothing-to-fold" });
+          return { status: "nothing-to-fold" };
+        }
+        events.emit({ type: "compacting", chatId, reason: "manual" });
+        try {
+          await delay(compactionDelayMs, options.abortSignal);
+        } catch (error) {
+          if (!isAbortError(error)) throw error;
+          events.emit({ type: "compaction-skipped", chatId, reason: "manual", why: "aborted" });
+          return { status: "aborted" };
+        }
+        const keep = options.keep !== undefined ? { keep: options.keep } : {};
+        const summary = fold(chat, newest, "manual", keep) as SummaryState;
+        events.emit({ type: "compacted", chatId, ...summary });
+        return { status: "compacted", summary };
+      });
     },
     async usage(chatId: string): Promise<ContextUsage> {
-      return contextUsage(chatFor(chatId));
+      return contextUsage(store.chat(chatId));
     },
   };
 
-  const engine: MockEngine = {
+  return {
     specificationVersion: "v1",
     id: script.id ?? "mock",
     displayName: script.displayName ?? "Mock engine",
-    capabilities: script.context === false ? {} : { context },
+    capabilities: hasContextCapability ? { context } : {},
     calls,
     compactCalls,
-
     async loadChat(chatId): Promise<ChatSnapshot> {
-      const chat = chatFor(chatId);
+      const chat = store.chat(chatId);
       return {
         chatId,
         messages: [...chat.messages],
         summary: chat.summary,
         healthNotes: [...chat.healthNotes],
         model,
-        contextUsage: script.context === false ? null : contextUsage(chat),
+        contextUsage: hasContextCapability ? contextUsage(chat) : null,
         problem: chat.problem,
         usage: chat.usage,
       };
     },
-
-    subscribe(listener): Unsubscribe {
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-      };
-    },
-
-    sendTurn(input): TurnStream {
-      const chat = chatFor(input.chatId);
-      const last = chat.messages.at(-1);
-      const retrying = input.retry === true && last?.role === "user" && last.seq === input.seq;
-      const expectedSeq = retrying ? input.seq : (last?.seq ?? -1) + 1;
-      if (input.seq !== expectedSeq) {
-        throw new TurnSequenceError({ chatId: input.chatId, expectedSeq, actualSeq: input.seq });
-      }
-      if (chat.busy) throw new ChatBusyError(input.chatId);
-      const call = calls.length;
-      calls.push(input);
-      const turn = turnScript(input, call);
-      const channel = createChannel<EngineEvent>();
-      const { chatId } = input;
-      chat.busy = true;
-      chat.problem = null;
-
-      const send = (event: EngineEvent) => {
-        channel.push(event);
-        emit(event);
-      };
-
-      const run = async (): Promise<EngineEventOf<"turn-end">> => {
-        let usage = emptyUsage;
-        const signal = input.abortSignal;
-        const personMessage: ChatMessage = retrying
-          ? (last as ChatMessage)
-          : input.toolResults?.length
-            ? { seq: input.seq, role: "tool", parts: [...input.toolResults], createdAt: now() }
-            : {
-                seq: input.seq,
-                role: "user",
-                parts: [{ type: "text", text: input.text }, ...(input.attachments ?? [])],
-                createdAt: now(),
-              };
-        if (!retrying) chat.messages.push(personMessage);
-        send({ type: "turn-start", chatId, message: personMessage });
-
-        const end = (status: EngineEventOf<"turn-end">["status"]): EngineEventOf<"turn-end"> => {
-          chat.usage = addUsage(chat.usage, usage);
-          const event: EngineEventOf<"turn-end"> = { type: "turn-end", chatId, seq: input.seq, status, usage };
-          send(event);
-          return event;
-        };
-
-        const assistantSeq = input.seq + 1;
-        let written = "";
-        let thought = "";
-        try {
-          if (signal?.aborted) throw abortReason(signal);
-          if (turn.compaction) {
-            const reason = turn.compaction.reason ?? "budget";
-            const keepTurns = Math.max(1, turn.compaction.keepTurns ?? 2);
-            const starts = turnStarts(chat);
-            const firstKeptSeq = starts[Math.max(0, starts.length - keepTurns)] ?? input.seq;
-            if (firstKeptSeq > (chat.summary?.firstKeptSeq ?? 0)) {
-              send({ type: "compacting", chatId, reason });
-              await delay(compactionDelayMs, signal);
-              const summary = fold(chat, firstKeptSeq, reason, {
-                text: turn.compaction.summary,
-                ...(turn.compaction.model ? { writer: turn.compaction.model } : {}),
-              }) as SummaryState;
-              send({ type: "compacted", chatId, ...summary });
-            } else {
-              send({ type: "compaction-skipped", chatId, reason, why: "nothing-to-fold" });
-            }
-          }
-          if (turn.summaryFailed) {
-            const note = addNote(
-              chatId,
-              chat,
-              "summary-failed",
-              "No model wrote a summary; the earliest turns were dropped and the previous summary stays.",
-            );
-            send({ type: "health-note", chatId, note });
-          }
-          if (turn.healed) {
-            const provider = turn.healed.provider ?? "mock";
-            const window = turn.healed.window;
-            await delay(delayMs, signal);
-            const note = addNote(
-              chatId,
-              chat,
-              "healed",
-              `${model.displayName} refused the request as too long${window ? ` (window ${window} tokens)` : ""}; it was shortened and sent again.`,
-              { provider, model: model.id },
-            );
-            send({ type: "healed", chatId, seq: input.seq, provider, model: model.id, ...(window ? { window } : {}) });
-            send({ type: "health-note", chatId, note });
-          }
-          if (turn.problem) {
-            await delay(delayMs, signal);
-            chat.problem = { seq: input.seq, problem: turn.problem };
-            send({ type: "turn-problem", chatId, seq: input.seq, problem: turn.problem });
-            return end("problem");
-          }
-
-          send({ type: "message-start", chatId, seq: assistantSeq, role: "assistant", model: model.id });
-          for (const piece of chunk(turn.thinking ?? "", chunkSize)) {
-            await delay(delayMs, signal);
-            thought += piece;
-            send({ type: "thinking-delta", chatId, seq: assistantSeq, delta: piece });
-          }
-          for (const piece of chunk(turn.reply ?? defaultReply(input), chunkSize)) {
-            await delay(delayMs, signal);
-            written += piece;
-            send({ type: "text-delta", chatId, seq: assistantSeq, delta: piece });
-          }
-          const message = assistantMessage(assistantSeq, thought, written, model.id, now());
-          chat.messages.push(message);
-          send({ type: "message-end", chatId, message, finishReason: "stop" });
-          usage = {
-            inputTokens: turn.usage?.inputTokens ?? contextUsage(chat).usedTokens,
-            outputTokens: turn.usage?.outputTokens ?? roughTokens(written + thought),
-            cachedInputTokens: turn.usage?.cachedInputTokens ?? 0,
-          };
-          send({ type: "usage", chatId, usage });
-          return end("done");
-        } catch (error) {
-          if (!isAbortError(error)) throw error;
-          // What was already written stays in the log, marked as cut short.
-          if (written || thought) {
-            const message = assistantMessage(assistantSeq, thought, written, model.id, now());
-            chat.messages.push(message);
-            send({ type: "message-end", chatId, message, finishReason: "aborted" });
-          }
-          return end("aborted");
-        } finally {
-          chat.busy = false;
-          channel.close();
-        }
-      };
-
-      const done = run();
-      done.catch(() => channel.close());
-      return {
-        done,
-        [Symbol.asyncIterator]: () => channel[Symbol.asyncIterator](),
-      };
-    },
+    subscribe: events.subscribe,
+    sendTurn: (input) => runner.start(input, runTurn),
   };
-  return engine;
 }
 
-function assistantMessage(seq: number, thought: string, text: string, model: string, at: number): ChatMessage {
-  const parts: MessagePart[] = [];
-  if (thought) parts.push({ type: "thinking", text: thought });
-  parts.push({ type: "text", text });
-  return { seq, role: "assistant", parts, model, createdAt: at };
+/** The mock's answers always end with a text part (empty when only reasoning was written). */
+function keptAnswer(message: ChatMessage): ChatMessage {
+  if (message.parts.some((part) => part.type === "text")) return message;
+  return { ...message, parts: [...message.parts, { type: "text", text: "" }] };
+}
+
+function writtenText(message: ChatMessage): string {
+  return message.parts.map((part) => (part.type === "text" || part.type === "thinking" ? part.text : "")).join("");
 }

@@ -1,4 +1,6 @@
+import { computeBudget } from "../context/budget.js";
 import { estimateTokens } from "../context/estimate.js";
+import { resolveWindow } from "../context/window.js";
 import { isAbortError } from "../errors.js";
 import { addUsage, type ChatMessage, emptyUsage, type ModelInfo, type Usage } from "../messages.js";
 import type { ChatRequest, FinishReason, ProviderAdapter } from "../providers/provider-adapter.js";
@@ -198,12 +200,11 @@ async function askOnce(
   return { text: text.trim(), usage, rejection: judgeSummaryReply({ text, toolCalls, finish, prompt: echoSource }) };
 }
 
-/** The window the summariser model reads; unknown: 8,000 on this computer, 128,000 for an API. */
+/** The window the summariser model reads: the engine's one rule (listed, remembered if smaller, else the default). */
 function summariserWindow(provider: ProviderAdapter, model: string, models: readonly ModelInfo[] | undefined): number {
-  const listed = models?.find((candidate) => candidate.id === model)?.context;
-  const remembered = provider.windows.get(provider.provider, model);
-  const window = listed ?? (provider.local ? 8_000 : 128_000);
-  return remembered !== undefined ? Math.min(window, remembered) : window;
+  const listed = models?.find((candidate) => candidate.id === model) ?? null;
+  const remembered = provider.windows.get(provider.provider, model) ?? null;
+  return resolveWindow({ model: listed, remembered, local: provider.local }).window;
 }
 
 /**
@@ -249,7 +250,8 @@ export async function summariseFolded(options: SummariseOptions): Promise<Summar
     model: string,
   ): Promise<{ status: "summarised"; text: string } | { status: "failed"; attempt: SummaryAttempt; tooLong: boolean }> {
     const window = summariserWindow(options.provider, model, options.models);
-    const promptRoom = Math.floor(window * 0.9) - answerRoom - estimateTokens(systemPrompt);
+    // The budget's rule with the summary's own answer room; a prompt is not a transcript, so no 100K cap.
+    const promptRoom = computeBudget({ window, systemTokens: estimateTokens(systemPrompt), answerRoom }).uncapped;
     const fits = (piece: string) => estimateTokens(promptFor(piece, largestSummary)) <= promptRoom;
     const pieces = lines === "" ? [""] : piecesFor(lines, options.pieceChars ?? summaryPieceChars, fits);
     let summary = startingSummary;

@@ -1,18 +1,32 @@
-import {
-  type ChatSnapshot,
-  type CompactionReason,
-  type CompactResult,
-  type Engine,
-  type EngineEvent,
-  type EngineEventOf,
-  isAbortError,
-  type PicturePart,
-  type ToolCallPart,
-  TurnSequenceError,
-} from "@conch/engine-client";
-import type { QueryClient } from "@tanstack/react-query";
-import { contextUsageQueryKey, conversationQueryKey, conversationQueryOptions } from "./query.js";
-import { nextSeq, reduceChat } from "./reduce-chat.js";
+import type { ChatSnapshot, CompactResult, ContextUsage, Engine, TurnStream } from "../engine.js";
+import { isAbortError, TurnSequenceError } from "../errors.js";
+import type { CompactionReason, EngineEvent, EngineEventOf } from "../events.js";
+import { reduceChat } from "../kit/reduce-chat.js";
+import { nextSeq } from "../kit/turn-open.js";
+import type { PicturePart, ToolCallPart } from "../messages.js";
+
+/**
+ * Where a {@link ConversationStore} keeps the chat's snapshot and context usage: a query cache (Nacre's is
+ * TanStack Query's), so that prefetching, devtools and every reader of the chat share one copy.
+ */
+export interface ConversationCache {
+  /** The cached snapshot, or undefined when the chat is not loaded. */
+  peek(): ChatSnapshot | undefined;
+  /** The cached snapshot, loading it first when there is none. */
+  ensure(): Promise<ChatSnapshot>;
+  /** Reads the chat from the engine again, whatever is cached. */
+  refetch(): Promise<ChatSnapshot>;
+  put(snapshot: ChatSnapshot): void;
+  /**
+   * An event came that the cache could not take: nothing is cached yet (a load under way may have missed it),
+   * or events passed while nobody listened. Read the chat again once any load under way lands.
+   */
+  readAgain(): void;
+  /** The context usage the engine delivered, in place of asking it again. */
+  putUsage(usage: ContextUsage): void;
+  /** The context usage may have changed and the engine did not say how: ask again. */
+  invalidateUsage(): void;
+}
 
 /**
  * What the chat is doing now: `ready` for the next message, `submitted` (the turn started, no word yet),
@@ -34,7 +48,7 @@ export interface ConversationActivity {
 }
 
 /** The message being written, as it streams. */
-export interface StreamingMessage {
+export interface StreamingMessageState {
   readonly seq: number;
   readonly text: string;
   readonly thinking: string;
@@ -69,28 +83,28 @@ function statusOf(activity: Omit<ConversationActivity, "status">): ConversationS
 }
 
 /**
- * One chat on one engine, bound to one QueryClient: it folds the engine's events into the cached snapshot,
- * keeps the streaming message apart, and sends, aborts and compacts. Framework-free; hooks read it with
- * `useSyncExternalStore`. Get it with `conversationStore(client, engine, chatId)`, so that every hook of a chat shares it.
+ * One chat on one engine, over one cache: it folds the engine's events into the cached snapshot, keeps the
+ * streaming message apart, and sends, aborts and compacts. Framework-free; Nacre's hooks read it with
+ * `useSyncExternalStore` (get it there with `conversationStore(client, engine, chatId)`, so that every hook of
+ * a chat shares it).
  */
 export class ConversationStore {
   readonly engine: Engine;
   readonly chatId: string;
-  readonly queryClient: QueryClient;
+  readonly cache: ConversationCache;
   #listeners = new Set<() => void>();
   #activity: ConversationActivity = idle;
-  #streaming: StreamingMessage | null = null;
+  #streaming: StreamingMessageState | null = null;
   #engineUnsubscribe: (() => void) | null = null;
   #holds = 0;
   #turnController: AbortController | null = null;
   #compactController: AbortController | null = null;
   #missedEvents = false;
-  #readAgainPending = false;
 
-  constructor(queryClient: QueryClient, engine: Engine, chatId: string) {
-    this.queryClient = queryClient;
+  constructor(engine: Engine, chatId: string, cache: ConversationCache) {
     this.engine = engine;
     this.chatId = chatId;
+    this.cache = cache;
   }
 
   readonly subscribe = (listener: () => void): (() => void) => {
@@ -102,7 +116,7 @@ export class ConversationStore {
   };
 
   readonly getActivity = (): ConversationActivity => this.#activity;
-  readonly getStreaming = (): StreamingMessage | null => this.#streaming;
+  readonly getStreaming = (): StreamingMessageState | null => this.#streaming;
 
   /** Sends the person's message as the next turn; settles with the turn's end (null when it could not start). */
   async send(text: string, options: SendOptions = {}): Promise<EngineEventOf<"turn-end"> | null> {
@@ -112,32 +126,26 @@ export class ConversationStore {
     this.#turnController = controller;
     this.#setActivity({ turnRunning: true, error: null });
     try {
-      let chat = await this.queryClient.ensureQueryData(conversationQueryOptions(this.engine, this.chatId));
-      const start = (snapshot: ChatSnapshot) => {
+      const start = (snapshot: ChatSnapshot): TurnStream => {
         const last = snapshot.messages.at(-1);
         const retry = options.retrySeq !== undefined && last?.role === "user" && last.seq === options.retrySeq;
         return this.engine.sendTurn({
           chatId: this.chatId,
-          seq: retry ? (options.retrySeq as number) : nextSeq(snapshot),
+          seq: retry ? (options.retrySeq as number) : nextSeq(snapshot.messages),
           ...(retry ? { retry: true } : {}),
           text,
           ...(options.attachments ? { attachments: options.attachments } : {}),
           abortSignal: controller.signal,
         });
       };
-      let stream: ReturnType<Engine["sendTurn"]>;
       try {
-        stream = start(chat);
+        return await start(await this.cache.ensure()).done;
       } catch (error) {
         // Someone else wrote to the log (another tab, another component): read it again and try once more.
+        // Every engine says so through the turn (a remote one can only learn it from its server).
         if (!TurnSequenceError.isInstance(error)) throw error;
-        chat = await this.queryClient.fetchQuery({
-          ...conversationQueryOptions(this.engine, this.chatId),
-          staleTime: 0,
-        });
-        stream = start(chat);
+        return await start(await this.cache.refetch()).done;
       }
-      return await stream.done;
     } catch (error) {
       if (isAbortError(error)) return null;
       this.#setActivity({ error });
@@ -170,7 +178,7 @@ export class ConversationStore {
       });
       if (result.status === "compacted") {
         this.#updateChat((chat) => reduceChat(chat, { type: "compacted", chatId: this.chatId, ...result.summary }));
-        this.#invalidateUsage();
+        this.cache.invalidateUsage();
       }
       return result;
     } catch (error) {
@@ -188,9 +196,7 @@ export class ConversationStore {
     if (this.#engineUnsubscribe) return;
     this.#engineUnsubscribe = this.engine.subscribe(this.#onEvent);
     // Events may have passed while nobody listened: read the chat again if it was cached.
-    if (this.#missedEvents && this.queryClient.getQueryData(conversationQueryKey(this.engine, this.chatId))) {
-      void this.queryClient.invalidateQueries({ queryKey: conversationQueryKey(this.engine, this.chatId) });
-    }
+    if (this.#missedEvents && this.cache.peek()) this.cache.readAgain();
     this.#missedEvents = false;
   }
 
@@ -223,51 +229,20 @@ export class ConversationStore {
     this.#emit();
   }
 
-  #setStreaming(streaming: StreamingMessage | null): void {
+  #setStreaming(streaming: StreamingMessageState | null): void {
     if (streaming === this.#streaming) return;
     this.#streaming = streaming;
     this.#emit();
   }
 
   #updateChat(update: (chat: ChatSnapshot) => ChatSnapshot): void {
-    const key = conversationQueryKey(this.engine, this.chatId);
-    const current = this.queryClient.getQueryData<ChatSnapshot>(key);
+    const current = this.cache.peek();
     if (!current) {
-      this.#readAgainAfterLoad();
+      this.cache.readAgain();
       return;
     }
     const next = update(current);
-    if (next !== current) this.queryClient.setQueryData(key, next);
-  }
-
-  /**
-   * Not loaded yet: the load under way may have missed the event, so read again once it lands (once, however
-   * many events came). Invalidating now would not do: TanStack Query joins the load under way instead of
-   * starting another, and that load's result clears the invalidation.
-   */
-  #readAgainAfterLoad(): void {
-    const key = conversationQueryKey(this.engine, this.chatId);
-    const loading = this.queryClient.getQueryState(key)?.fetchStatus;
-    if (loading === undefined || loading === "idle") {
-      void this.queryClient.invalidateQueries({ queryKey: key, refetchType: "all" });
-      return;
-    }
-    if (this.#readAgainPending) return;
-    this.#readAgainPending = true;
-    void this.queryClient
-      .fetchQuery(conversationQueryOptions(this.engine, this.chatId))
-      .catch(() => undefined)
-      .then(() => {
-        this.#readAgainPending = false;
-        // A load that failed or was cancelled left nothing stale behind: the next one reads afresh.
-        if (this.queryClient.getQueryData(key)) {
-          void this.queryClient.invalidateQueries({ queryKey: key, refetchType: "all" });
-        }
-      });
-  }
-
-  #invalidateUsage(): void {
-    void this.queryClient.invalidateQueries({ queryKey: contextUsageQueryKey(this.engine, this.chatId) });
+    if (next !== current) this.cache.put(next);
   }
 
   readonly #onEvent = (event: EngineEvent): void => {
@@ -277,7 +252,6 @@ export class ConversationStore {
       case "turn-start":
         this.#setStreaming(null);
         this.#setActivity({ turnRunning: true, streamingSeq: null });
-        this.#invalidateUsage();
         return;
       case "message-start":
         this.#setStreaming({
@@ -319,8 +293,9 @@ export class ConversationStore {
         this.#setActivity({ compacting: { reason: event.reason } });
         return;
       case "compacted":
+        // In a turn, the turn's end says the usage; a fold on request elsewhere does not.
+        if (!this.#activity.turnRunning) this.cache.invalidateUsage();
         this.#setActivity({ compacting: null });
-        this.#invalidateUsage();
         return;
       case "compaction-skipped":
         this.#setActivity({ compacting: null });
@@ -329,7 +304,8 @@ export class ConversationStore {
         // A message the engine did not keep (aborted before a word) is not shown.
         if (this.#streaming && !this.#streaming.done) this.#setStreaming(null);
         this.#setActivity({ turnRunning: false, streamingSeq: null, compacting: null });
-        this.#invalidateUsage();
+        if (event.contextUsage) this.cache.putUsage(event.contextUsage);
+        else this.cache.invalidateUsage();
         return;
       case "usage":
       case "healed":
@@ -340,26 +316,4 @@ export class ConversationStore {
         event satisfies never;
     }
   };
-}
-
-const stores = new WeakMap<QueryClient, WeakMap<Engine, Map<string, ConversationStore>>>();
-
-/** The one store of a chat on an engine within a QueryClient. */
-export function conversationStore(queryClient: QueryClient, engine: Engine, chatId: string): ConversationStore {
-  let byEngine = stores.get(queryClient);
-  if (!byEngine) {
-    byEngine = new WeakMap();
-    stores.set(queryClient, byEngine);
-  }
-  let byChat = byEngine.get(engine);
-  if (!byChat) {
-    byChat = new Map();
-    byEngine.set(engine, byChat);
-  }
-  let store = byChat.get(chatId);
-  if (!store) {
-    store = new ConversationStore(queryClient, engine, chatId);
-    byChat.set(chatId, store);
-  }
-  return store;
 }

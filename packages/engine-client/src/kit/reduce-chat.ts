@@ -1,11 +1,6 @@
-import {
-  addUsage,
-  type ChatMessage,
-  type ChatSnapshot,
-  type EngineEvent,
-  type HealthNote,
-  type SummaryState,
-} from "@conch/engine-client";
+import type { ChatSnapshot } from "../engine.js";
+import type { EngineEvent, HealthNote, SummaryState } from "../events.js";
+import { addUsage, type ChatMessage } from "../messages.js";
 
 /** Adds a message at its place in the log, or replaces the one with the same `seq`. */
 export function upsertMessage(messages: readonly ChatMessage[], message: ChatMessage): readonly ChatMessage[] {
@@ -25,7 +20,7 @@ function addNote(notes: readonly HealthNote[], note: HealthNote): readonly Healt
 }
 
 /**
- * Folds one engine event into the chat as the UI shows it. Pure; returns the same object when the event
+ * Folds one engine event into the chat as the UI (or a server holding the chat for its clients) shows it. Pure; returns the same object when the event
  * changes nothing the snapshot holds (streaming text lives elsewhere, so that a delta re-renders only the
  * message being written).
  */
@@ -48,7 +43,11 @@ export function reduceChat(chat: ChatSnapshot, event: EngineEvent): ChatSnapshot
     case "turn-problem":
       return { ...chat, problem: { seq: event.seq, problem: event.problem } };
     case "turn-end":
-      return { ...chat, usage: addUsage(chat.usage, event.usage) };
+      return {
+        ...chat,
+        usage: addUsage(chat.usage, event.usage),
+        ...(event.contextUsage ? { contextUsage: event.contextUsage } : {}),
+      };
     case "message-start":
     case "text-delta":
     case "thinking-delta":
@@ -61,11 +60,6 @@ export function reduceChat(chat: ChatSnapshot, event: EngineEvent): ChatSnapshot
     default:
       return event satisfies never;
   }
-}
-
-/** Where the next person's message goes in the log. */
-export function nextSeq(chat: Pick<ChatSnapshot, "messages">): number {
-  return (chat.messages.at(-1)?.seq ?? -1) + 1;
 }
 
 /** The seq of the person's newest message (where the newest turn starts), or null. */

@@ -1,6 +1,8 @@
-import type { ChatSnapshot, EngineEvent } from "@conch/engine-client";
 import { describe, expect, it } from "vitest";
-import { foldedMessageCount, hasSomethingToFold, nextSeq, reduceChat, upsertMessage } from "./reduce-chat.js";
+import type { ChatSnapshot } from "../engine.js";
+import type { EngineEvent } from "../events.js";
+import { foldedMessageCount, hasSomethingToFold, reduceChat, upsertMessage } from "./reduce-chat.js";
+import { nextSeq } from "./turn-open.js";
 
 const model = { id: "m", displayName: "M", context: 8000, ready: true, local: false };
 
@@ -118,8 +120,8 @@ describe("upsertMessage", () => {
 
 describe("nextSeq, hasSomethingToFold and foldedMessageCount", () => {
   it("should place the next message after the last and start an empty chat at 0", () => {
-    expect(nextSeq(chat())).toBe(2);
-    expect(nextSeq({ messages: [] })).toBe(0);
+    expect(nextSeq(chat().messages)).toBe(2);
+    expect(nextSeq([])).toBe(0);
   });
 
   it("should fold only when the newest turn starts after what is already folded", () => {

@@ -1,0 +1,3 @@
+import { apiEngineUnderTest, engineContract } from "@conch/fake-provider";
+
+engineContract("API engine over the fake provider", (turns) => apiEngineUnderTest(turns));

@@ -22,14 +22,7 @@ import { endTurn, failTurn, startTurn } from "../kit/turn-book.js";
 import { type OpenedTurn, openTurn } from "../kit/turn-open.js";
 import { createTurnRunner, type Turn } from "../kit/turn-runner.js";
 import { initialLearningState, type Learner, type LearningState, learnBeforeFold } from "../learning/learner.js";
-import {
-  addUsage,
-  type ChatMessage,
-  emptyUsage,
-  type ModelInfo,
-  messageText,
-  type Usage,
-} from "../messages.js";
+import { addUsage, type ChatMessage, emptyUsage, type ModelInfo, messageText, type Usage } from "../messages.js";
 import { defaultProblemTitle, type TurnProblem } from "../problems.js";
 import type { FinishReason, ProviderAdapter, ToolDefinition } from "../providers/provider-adapter.js";
 import { ProviderCallError } from "../providers/provider-call-error.js";

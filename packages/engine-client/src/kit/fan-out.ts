@@ -13,11 +13,9 @@ export function createFanOut<E>(onListenerError: ListenerErrorHandler = console.
   const listeners = new Set<(event: E) => void>();
   return {
     subscribe(listener) {
-      // The same function subscribed twice is two subscriptions, each with its own unsubscribe.
-      const entry = (event: E) => listener(event);
-      listeners.add(entry);
+      listeners.add(listener);
       return () => {
-        listeners.delete(entry);
+        listeners.delete(listener);
       };
     },
     emit(event) {

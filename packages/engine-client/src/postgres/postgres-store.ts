@@ -65,74 +65,103 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
   const where = (table: string, chatId: string) => `postgres://${table}/${encodeURIComponent(userId)}/${chatId}`;
 
   async function readLog(chatId: string): Promise<ChatMessage[]> {
-    let rows: Record<string, unknown>[];
+    const location = where("conch_messages", chatId);
+    let row: Record<string, unknown> | undefined;
     try {
-      ({ rows } = await db.query(
-        "select seq, message from conch_messages where user_id = $1 and chat_id = $2 order by seq",
+      // One row for the whole log: a driver spends far longer on 2,000 rows than on one text of the same bytes.
+      ({
+        rows: [row],
+      } = await db.query(
+        `select array_agg(seq order by seq) as seqs, '[' || string_agg(message, ',' order by seq) || ']' as messages
+         from conch_messages where user_id = $1 and chat_id = $2`,
         [userId, chatId],
       ));
     } catch (error) {
-      throw new ChatStoreReadError({ chatId, location: where("conch_messages", chatId), cause: error });
+      throw new ChatStoreReadError({ chatId, location, cause: error });
     }
+    const seqs = (row?.seqs ?? null) as number[] | null;
+    if (seqs === null) return [];
+    let values: unknown[] | undefined;
+    try {
+      values = JSON.parse(String(row?.messages)) as unknown[];
+    } catch {
+      // Some row is not JSON (edited by hand): read them one by one to name it.
+    }
+    if (values === undefined || values.length !== seqs.length) return readLogRowByRow(chatId);
+    return seqs.map((seq, index) => decodeRow(chatId, location, index, seq, values[index]));
+  }
+
+  async function readLogRowByRow(chatId: string): Promise<ChatMessage[]> {
+    const location = where("conch_messages", chatId);
+    const { rows } = await db.query(
+      "select seq, message from conch_messages where user_id = $1 and chat_id = $2 order by seq",
+      [userId, chatId],
+    );
     return rows.map((row, index) => {
-      const location = where("conch_messages", chatId);
       let value: unknown;
       try {
         value = JSON.parse(String(row.message));
       } catch (cause) {
         throw unreadableLogLine({ chatId, location, line: index + 1, reason: "the message is not JSON", cause });
       }
-      const decoded = decodeLogMessage(value, index);
-      if (!decoded.ok || Number(row.seq) !== index) {
-        const reason = decoded.ok ? `row seq ${String(row.seq)} holds the message at ${index}` : decoded.reason;
-        throw unreadableLogLine({
-          chatId,
-          location,
-          line: index + 1,
-          reason,
-          cause: decoded.ok ? undefined : decoded.cause,
-        });
-      }
-      return decoded.message;
+      return decodeRow(chatId, location, index, Number(row.seq), value);
     });
   }
 
+  /**
+   * One statement: the chat's row upserted (and so locked until the end of the transaction), the next seq read,
+   * the messages inserted only if they start there. Two writers racing on one seq: the primary key refuses the
+   * second, which is then a TurnSequenceError like any stale seq.
+   */
   async function append(tx: SqlQueryable, chatId: string, messages: readonly ChatMessage[]): Promise<void> {
-    await touchChat(tx, userId, chatId);
-    const { rows } = await tx.query(
-      "select coalesce(max(seq) + 1, 0) as next from conch_messages where user_id = $1 and chat_id = $2",
-      [userId, chatId],
-    );
-    checkLogSequence(chatId, Number(rows[0]?.next ?? 0), messages);
     if (messages.length === 0) return;
+    const first = messages[0]!.seq;
+    let rows: Record<string, unknown>[];
     try {
-      await tx.query(
-        `insert into conch_messages (user_id, chat_id, seq, role, message)
-         select $1, $2, t.seq, t.role, t.message from unnest($3::integer[], $4::text[], $5::text[]) as t(seq, role, message)`,
+      ({ rows } = await tx.query(
+        `with chat as (
+           insert into conch_chats (user_id, chat_id) values ($1, $2)
+           on conflict (user_id, chat_id) do update set updated_at = now() returning 1
+         ), next as (
+           select coalesce(max(seq) + 1, 0) as seq from conch_messages where user_id = $1 and chat_id = $2
+         ), added as (
+           insert into conch_messages (user_id, chat_id, seq, role, message)
+           select $1, $2, t.seq, t.role, t.message
+           from unnest($3::integer[], $4::text[], $5::text[]) as t(seq, role, message), next
+           where next.seq = $6 and exists (select 1 from chat)
+           returning 1
+         )
+         select (select seq from next) as next, (select count(*) from added)::integer as added`,
         [
           userId,
           chatId,
-          messages.map((m) => m.seq),
-          messages.map((m) => m.role),
-          messages.map((m) => JSON.stringify(m)),
+          messages.map((message) => message.seq),
+          messages.map((message) => message.role),
+          messages.map((message) => JSON.stringify(message)),
+          first,
         ],
-      );
+      ));
     } catch (error) {
-      // The chat's row lock makes this unreachable between stores of this package; a writer that skips the lock
-      // still cannot store a seq twice.
       if (sqlState(error) === uniqueViolation) {
-        throw new TurnSequenceError({ chatId, expectedSeq: Number(rows[0]?.next ?? 0), actualSeq: messages[0]!.seq });
+        throw new TurnSequenceError({ chatId, expectedSeq: first + 1, actualSeq: first });
       }
       throw error;
+    }
+    if (Number(rows[0]?.added) !== messages.length) {
+      throw new TurnSequenceError({ chatId, expectedSeq: Number(rows[0]?.next ?? 0), actualSeq: first });
     }
   }
 
   async function putTranscript(tx: SqlQueryable, chatId: string, file: TranscriptFile, json: string): Promise<void> {
-    await touchChat(tx, userId, chatId);
     const readUntil = file.readUntil;
+    // The chat's row in the same statement: its foreign key is checked at the statement's end.
     await tx.query(
-      `insert into conch_transcripts (user_id, chat_id, body, bytes, kept_seqs, summary, factor, read_until, health)
-       values ($1, $2, $3, $4, $5::integer[], $6, $7, $8, $9)
+      `with chat as (
+         insert into conch_chats (user_id, chat_id) values ($1, $2)
+         on conflict (user_id, chat_id) do update set updated_at = now() returning 1
+       )
+       insert into conch_transcripts (user_id, chat_id, body, bytes, kept_seqs, summary, factor, read_until, health)
+       select $1, $2, $3, $4, $5::integer[], $6, $7, $8, $9 from chat
        on conflict (user_id, chat_id) do update set body = excluded.body, bytes = excluded.bytes,
          kept_seqs = excluded.kept_seqs, summary = excluded.summary, factor = excluded.factor,
          read_until = excluded.read_until, health = excluded.health, written_at = now()`,
@@ -162,7 +191,7 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
       assertSafeChatId(chatId);
       const checked = checkLogMessages(chatId, messages);
       if (checked.length > 0) checkLogSequence(chatId, checked[0]!.seq, checked);
-      return run(chatId, () => inTransaction(db, (tx) => append(tx, chatId, checked)));
+      return run(chatId, () => append(db, chatId, checked));
     },
 
     async readTranscript(chatId) {
@@ -190,12 +219,13 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
     async writeTranscript(chatId, file) {
       assertSafeChatId(chatId);
       const json = encodeTranscript(chatId, file);
-      return run(chatId, () => inTransaction(db, (tx) => putTranscript(tx, chatId, file, json)));
+      return run(chatId, () => putTranscript(db, chatId, file, json));
     },
 
     async writeTurn(chatId, messages, file) {
       assertSafeChatId(chatId);
       const checked = checkLogMessages(chatId, messages);
+      if (checked.length > 0) checkLogSequence(chatId, checked[0]!.seq, checked);
       const json = encodeTranscript(chatId, file);
       return run(chatId, () =>
         inTransaction(db, async (tx) => {
@@ -258,13 +288,19 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
   }
 }
 
-/** Makes sure the chat's row exists and locks it until the transaction ends: writes to one chat queue here. */
-export async function touchChat(tx: SqlQueryable, userId: string, chatId: string): Promise<void> {
-  await tx.query(
-    `insert into conch_chats (user_id, chat_id) values ($1, $2)
-     on conflict (user_id, chat_id) do update set updated_at = now()`,
-    [userId, chatId],
-  );
+function decodeRow(chatId: string, location: string, index: number, seq: number, value: unknown): ChatMessage {
+  const decoded = decodeLogMessage(value, index);
+  if (!decoded.ok || Number(seq) !== index) {
+    const reason = decoded.ok ? `row seq ${String(seq)} holds the message at ${index}` : decoded.reason;
+    throw unreadableLogLine({
+      chatId,
+      location,
+      line: index + 1,
+      reason,
+      cause: decoded.ok ? undefined : decoded.cause,
+    });
+  }
+  return decoded.message;
 }
 
 /** The SQLSTATE of a database error (`pg` and PGlite both put it on `code`). */

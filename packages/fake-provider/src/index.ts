@@ -36,6 +36,7 @@ export {
   type FakeReplySource,
   startFakeProvider,
 } from "./fake-provider-server.js";
+export { mockEngineUnderTest } from "./mock-engine-under-test.js";
 export {
   firstTooLongBody,
   loadProviderErrorBodies,

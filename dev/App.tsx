@@ -29,7 +29,18 @@ export interface AppProps {
   initialChats?: readonly ChatEntry[];
   /** Called when the list of chats or the open chat changes (to keep them across reloads). Default: none. */
   onChatsChange?: (chats: readonly ChatEntry[], openChatId: string) => void;
+  /** Forces a theme. Default: the page's `?theme=light|dark`, else the system's. */
+  theme?: "light" | "dark";
 }
+
+/** The theme the page asks for with `?theme=light|dark`, else none (follow the system). */
+function themeFromLocation(): "light" | "dark" | undefined {
+  if (typeof location === "undefined") return undefined;
+  const asked = new URLSearchParams(location.search).get("theme");
+  return asked === "light" || asked === "dark" ? asked : undefined;
+}
+
+type Panel = "chats" | "aside";
 
 /** A chat in the side list. */
 export interface ChatEntry {
@@ -99,7 +110,11 @@ export function App({
   aside,
   initialChats,
   onChatsChange,
+  theme = themeFromLocation(),
 }: AppProps) {
+  // On narrow screens the side panels fold into the header; one opens at a time.
+  const [panel, setPanel] = useState<Panel | null>(null);
+  const togglePanel = (which: Panel) => setPanel((current) => (current === which ? null : which));
   const [chats, setChats] = useState<ChatEntry[]>(() =>
     initialChats?.some((chat) => chat.id === initialChatId)
       ? [...initialChats]
@@ -139,12 +154,32 @@ export function App({
   const clearPending = useCallback(() => setPending(null), []);
 
   return (
-    <div className="demo" data-nacre-theme="light">
+    <div className="demo" {...(theme ? { "data-nacre-theme": theme } : {})}>
       <header className="demo-header">
-        <h1>Nacre demo</h1>
-        <button type="button" className="demo-commands" onClick={() => setCommandsOpen(true)}>
-          Commands <kbd>⌘K</kbd>
+        <button
+          type="button"
+          className="demo-panel-toggle"
+          aria-expanded={panel === "chats"}
+          aria-controls="demo-chats"
+          onClick={() => togglePanel("chats")}
+        >
+          Chats
         </button>
+        <h1>Nacre demo</h1>
+        <div className="demo-header-actions">
+          <button
+            type="button"
+            className="demo-panel-toggle"
+            aria-expanded={panel === "aside"}
+            aria-controls="demo-aside"
+            onClick={() => togglePanel("aside")}
+          >
+            Context
+          </button>
+          <button type="button" className="demo-commands" onClick={() => setCommandsOpen(true)}>
+            Commands <kbd>⌘K</kbd>
+          </button>
+        </div>
       </header>
       <RenderTextProvider renderText={renderMarkdown}>
         <ConversationProvider
@@ -155,7 +190,12 @@ export function App({
           onSwitchModel={onProblemSwitch}
           onOpenSettings={() => document.getElementById("health")?.scrollIntoView()}
         >
-          <nav className="demo-chats" aria-label="Chats">
+          <nav
+            id="demo-chats"
+            className="demo-chats"
+            aria-label="Chats"
+            {...(panel === "chats" ? { "data-open": "" } : {})}
+          >
             <h2>Chats</h2>
             <ul>
               {chats.map((chat) => (
@@ -163,7 +203,10 @@ export function App({
                   <button
                     type="button"
                     aria-current={chat.id === chatId ? "page" : undefined}
-                    onClick={() => setChatId(chat.id)}
+                    onClick={() => {
+                      setChatId(chat.id);
+                      setPanel(null);
+                    }}
                   >
                     {chat.title}
                   </button>
@@ -176,7 +219,12 @@ export function App({
             <MessageList.Root className="demo-messages" />
             <Composer.Root key={chatId} className="demo-composer" defaultValue={drafts[chatId] ?? ""} />
           </main>
-          <aside className="demo-aside" aria-label="This chat">
+          <aside
+            id="demo-aside"
+            className="demo-aside"
+            aria-label="This chat"
+            {...(panel === "aside" ? { "data-open": "" } : {})}
+          >
             <section aria-labelledby="context-heading">
               <h2 id="context-heading">Context</h2>
               <ContextMeter.Root />

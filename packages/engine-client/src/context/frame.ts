@@ -9,56 +9,131 @@ const frameClose = `</${summaryFrameName}>`;
 /** What separates the framed summary from the person's own text in the same text part. */
 export const summaryFrameSeparator = "\n\n";
 
-const escapes = /&(amp|lt);/g;
-const tagName = "earlier";
-
-function isLetterOrDigit(unit: number): boolean {
-  return (unit >= 0x30 && unit <= 0x39) || (unit >= 0x41 && unit <= 0x5a) || (unit >= 0x61 && unit <= 0x7a);
-}
+const escapes = /&(amp|lt|#\d{1,7});/g;
+const summaryTagNames = ["earlier"] as const;
 
 /**
- * Escapes, in one linear pass, every "<" that could start the frame's tag, opening or closing, in any case and
- * with anything that is not a letter or digit around and inside the name ("< / Earlier - In this_chat >"), and
- * every "<" followed by nothing but such characters, which would run into the frame's own closing tag.
- * Matching more than the exact name costs nothing: the "<" is only escaped, and comes back on unframing.
- * An "&" is escaped only where it would read as one of the two escapes, so ordinary text stays as written.
+ * Characters a reader takes for "<": the ASCII one and its look-alikes (fullwidth, small form, angle
+ * quotation marks and brackets). Any of them may open a tag in a model's eyes.
  */
-function escapeSummary(summary: string): string {
-  // Most summaries have neither character: nothing to escape, and no table to build (the request is framed every turn).
-  if (!summary.includes("<") && !summary.includes("&")) return summary;
-  const length = summary.length;
+const openers = new Set([0x3c, 0xff1c, 0xfe64, 0x2039, 0x3008, 0x2329, 0x27e8, 0x276e, 0x02c2, 0x1438, 0x276c]);
+
+/** Letters that look like the Latin ones a tag name is made of (Cyrillic, Greek), folded to them. */
+const confusables: Readonly<Record<string, string>> = {
+  а: "a",
+  в: "b",
+  е: "e",
+  ё: "e",
+  к: "k",
+  м: "m",
+  н: "h",
+  о: "o",
+  р: "p",
+  с: "c",
+  т: "t",
+  у: "y",
+  х: "x",
+  і: "i",
+  ї: "i",
+  ј: "j",
+  ѕ: "s",
+  ԁ: "d",
+  ԛ: "q",
+  ԝ: "w",
+  һ: "h",
+  ӏ: "l",
+  ɑ: "a",
+  ɡ: "g",
+  ı: "i",
+  ℓ: "l",
+  α: "a",
+  ε: "e",
+  ι: "i",
+  κ: "k",
+  ν: "v",
+  ο: "o",
+  ρ: "p",
+  τ: "t",
+  υ: "u",
+  χ: "x",
+  γ: "y",
+};
+
+/** The Latin letter or digit a character reads as (NFKC, lower case, look-alikes folded), or null. */
+function letterOf(char: string): string | null {
+  const unit = char.charCodeAt(0);
+  if (unit < 0x80) {
+    const lower = char.toLowerCase();
+    return /[a-z0-9]/.test(lower) ? lower : null;
+  }
+  const folded = char.normalize("NFKC").toLowerCase();
+  const mapped = confusables[folded] ?? folded;
+  return mapped.length === 1 && /[a-z0-9]/.test(mapped) ? mapped : null;
+}
+
+/** Whether the text may hold a tag opener or an escape: most summaries hold neither (the request is built every turn). */
+const mayNeedEscaping = /[<&\uff1c\ufe64\u2039\u3008\u2329\u27e8\u276e\u02c2\u1438\u276c]/;
+
+/**
+ * Escapes, in one linear pass, every "<" (or look-alike) that could start one of the tags named, opening or
+ * closing, in any case, with look-alike or fullwidth letters, and with anything that is not a letter or digit
+ * around and inside the name ("‹ / Еarlier - In this_chat >"); and every one followed by nothing but such
+ * characters, which would run into the frame's own closing tag. "<" becomes `&lt;`, a look-alike its numeric
+ * escape (`&#8249;`). An "&" is escaped only where it would read as an escape (`&amp;`, `&lt;`, `&#60;`), so
+ * ordinary text stays as written, and `&#60;earlier…` cannot pass for a tag once unescaped by a reader.
+ */
+export function escapeFrameText(text: string, tagNames: readonly string[]): string {
+  if (!mayNeedEscaping.test(text)) return text;
+  const chars = Array.from(text);
+  const length = chars.length;
+  const letters = chars.map(letterOf);
   // nextLetter[i]: the first letter or digit at or after i (length when there is none).
   const nextLetter = new Int32Array(length + 1);
   nextLetter[length] = length;
   for (let index = length - 1; index >= 0; index--) {
-    nextLetter[index] = isLetterOrDigit(summary.charCodeAt(index)) ? index : (nextLetter[index + 1] as number);
+    nextLetter[index] = letters[index] !== null ? index : (nextLetter[index + 1] as number);
   }
-  const startsTag = (from: number): boolean => {
+  const startsName = (from: number, name: string): boolean => {
     let at = nextLetter[from] as number;
-    if (at === length) return true;
-    for (let letter = 0; letter < tagName.length; letter++) {
-      if (at === length || (summary.charCodeAt(at) | 0x20) !== tagName.charCodeAt(letter)) return false;
+    for (let letter = 0; letter < name.length; letter++) {
+      if (at === length || letters[at] !== name[letter]) return false;
       at = nextLetter[at + 1] as number;
     }
     return true;
   };
-  let escaped = "";
-  let copied = 0;
-  for (let index = 0; index < length; index++) {
-    const unit = summary.charCodeAt(index);
-    let replacement: string | null = null;
-    if (unit === 0x26 && (summary.startsWith("amp;", index + 1) || summary.startsWith("lt;", index + 1))) {
-      replacement = "&amp;";
-    } else if (unit === 0x3c && startsTag(index + 1)) replacement = "&lt;";
-    if (replacement === null) continue;
-    escaped += summary.slice(copied, index) + replacement;
-    copied = index + 1;
+  // nextAscii[i]: the same for ASCII letters and digits only: a "<" followed by none of them runs into the frame's close.
+  const nextAscii = new Int32Array(length + 1);
+  nextAscii[length] = length;
+  for (let index = length - 1; index >= 0; index--) {
+    nextAscii[index] = /^[A-Za-z0-9]$/.test(chars[index] as string) ? index : (nextAscii[index + 1] as number);
   }
-  return copied === 0 ? summary : escaped + summary.slice(copied);
+  const startsTag = (from: number): boolean =>
+    (nextLetter[from] as number) === length ||
+    (nextAscii[from] as number) === length ||
+    tagNames.some((name) => startsName(from, name));
+  let escaped = "";
+  let changed = false;
+  for (let index = 0; index < length; index++) {
+    const char = chars[index] as string;
+    const code = char.codePointAt(0) as number;
+    let replacement: string | null = null;
+    if (code === 0x26 && /^(?:amp|lt|#\d{1,7}|#x[0-9a-f]{1,6});/i.test(chars.slice(index + 1, index + 10).join(""))) {
+      replacement = "&amp;";
+    } else if (openers.has(code) && startsTag(index + 1)) replacement = code === 0x3c ? "&lt;" : `&#${code};`;
+    if (replacement === null) {
+      escaped += char;
+      continue;
+    }
+    escaped += replacement;
+    changed = true;
+  }
+  return changed ? escaped : text;
 }
 
 function unescapeSummary(escaped: string): string {
-  return escaped.replace(escapes, (_match, name: string) => (name === "lt" ? "<" : "&"));
+  return escaped.replace(escapes, (_match, name: string) =>
+    name === "lt" ? "<" : name === "amp" ? "&" : String.fromCodePoint(Number(name.slice(1))),
+  );
 }
 
 /**
@@ -68,7 +143,7 @@ function unescapeSummary(escaped: string): string {
  * {@link unframeSummary} gives the summary back exactly.
  */
 export function frameSummary(summary: string): string {
-  return `${frameOpen}\n${escapeSummary(summary)}\n${frameClose}`;
+  return `${frameOpen}\n${escapeFrameText(summary, summaryTagNames)}\n${frameClose}`;
 }
 
 /**

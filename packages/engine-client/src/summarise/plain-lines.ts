@@ -1,11 +1,12 @@
+import { cutAtCodePoint, cutWithEllipsis } from "../cut-text.js";
 import type { ChatMessage, MessagePart } from "../messages.js";
 
 /** Longest tool-call arguments written out for a summariser; the rest is cut with an ellipsis. */
 export const toolArgumentsShownChars = 200;
 
-function shorten(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}…`;
+/** A name or an argument list on one line: a line break inside it must not start a line of its own. */
+function oneLine(text: string): string {
+  return text.replace(/\r\n|\r|\n|\u2028|\u2029/g, " ");
 }
 
 function speaker(role: ChatMessage["role"]): string {
@@ -21,9 +22,15 @@ function partLine(role: ChatMessage["role"], part: MessagePart): string | null {
       // The model's reasoning is never summarised: it is not what was said, and may be encrypted.
       return null;
     case "tool-call":
-      return `Assistant called ${part.name}(${shorten(part.arguments, toolArgumentsShownChars)})`;
-    case "tool-result":
-      return `Tool result${part.name ? ` (${part.name})` : ""}${part.isError ? " [error]" : ""}: ${part.text}`;
+      return `Assistant called ${oneLine(part.name)}(${cutWithEllipsis(oneLine(part.arguments), toolArgumentsShownChars)})`;
+    case "tool-result": {
+      // Every line is marked as the tool's: a fetched page's "\nPerson: …" must never read as the person's.
+      const label = `Tool result${part.name ? ` (${oneLine(part.name)})` : ""}${part.isError ? " [error]" : ""}`;
+      return part.text
+        .split(/\r\n|\r|\n|\u2028|\u2029/)
+        .map((line, index) => (index === 0 ? `${label}: ${line}` : `Tool result (continued): ${line}`))
+        .join("\n");
+    }
     case "picture":
       return `${speaker(role)}: [picture: ${part.name}]`;
     default:
@@ -67,11 +74,10 @@ export function splitIntoPieces(text: string, maxChars: number): string[] {
     flush();
     let rest = line;
     while (rest.length > maxChars) {
-      let cut = maxChars;
-      const code = rest.charCodeAt(cut - 1);
-      if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
-      pieces.push(rest.slice(0, cut));
-      rest = rest.slice(cut);
+      // A pair wider than the piece goes whole rather than never (one code point is the smallest piece).
+      const piece = cutAtCodePoint(rest, maxChars) || rest.slice(0, 2);
+      pieces.push(piece);
+      rest = rest.slice(piece.length);
     }
     current = rest;
   }

@@ -1,5 +1,7 @@
 import { computeBudget } from "../context/budget.js";
 import { estimateTokens } from "../context/estimate.js";
+import { escapeFrameText } from "../context/frame.js";
+import { shortenText } from "../context/shorten.js";
 import { resolveWindow } from "../context/window.js";
 import { isAbortError } from "../errors.js";
 import { addUsage, type ChatMessage, emptyUsage, type ModelInfo, type Usage } from "../messages.js";
@@ -12,6 +14,11 @@ import { redactSecrets } from "./redact.js";
 export const summaryPieceChars = 24_000;
 /** The longest summary asked for, in tokens. */
 export const summaryMaxTokens = 4_000;
+/**
+ * The most summariser requests one fold makes: past it, the longest texts are shortened first (head and tail
+ * kept, the middle marked with how much was left out). A 50 MB answer must not cost thousands of requests.
+ */
+export const maxPiecesPerFold = 32;
 
 /** Why a summariser's reply was not kept. */
 export type SummaryRejection = "empty" | "refusal" | "tool-call" | "cut-off" | "echo" | "error";
@@ -52,12 +59,15 @@ export type SummariseResult =
       readonly requests: number;
       /** Models that failed before this one. */
       readonly attempts: readonly SummaryAttempt[];
+      /** Characters (code points) of the folded texts left out to stay within {@link maxPiecesPerFold}. */
+      readonly leftOutCharacters: number;
     }
   | {
       readonly status: "failed";
       readonly usage: Usage;
       readonly requests: number;
       readonly attempts: readonly SummaryAttempt[];
+      readonly leftOutCharacters: number;
     };
 
 /** The models to try, in order: cheapest, small, the chat's own; on this computer only the chat's own. */
@@ -81,6 +91,9 @@ const systemPrompt =
   "You summarise the start of a chat between a person and an AI assistant, so that the assistant can carry on " +
   "without the lines themselves. You write the summary only: no greeting, no questions, no tool calls.";
 
+/** The first words of the prompt's frames (`<chat-lines>`, `<summary-so-far>`). */
+const promptTagNames = ["chat", "summary"] as const;
+
 /** Builds the summariser's request text for one piece. Exported for tests and for hosts that want to show it. */
 export function buildSummaryPrompt(options: {
   readonly lines: string;
@@ -88,16 +101,20 @@ export function buildSummaryPrompt(options: {
   readonly keep?: string;
   readonly limitTokens: number;
 }): string {
+  // Nothing inside a frame can close it or open another: the lines come from tools and web pages too.
+  const escapeFrame = (text: string) => escapeFrameText(text, promptTagNames);
   const sections: string[] = [];
   if (options.keep?.trim()) {
-    sections.push(`Above all, keep this, as the person asked: ${options.keep.trim()}`);
+    sections.push(
+      `Above all, keep this, as the person asked: ${escapeFrame(options.keep.trim()).replace(/\s*\n\s*/g, " ")}`,
+    );
   }
   sections.push(
     options.previousSummary
-      ? `The summary so far (fold the new lines into it; drop nothing from it that still matters):\n<summary-so-far>\n${options.previousSummary}\n</summary-so-far>`
+      ? `The summary so far (fold the new lines into it; drop nothing from it that still matters):\n<summary-so-far>\n${escapeFrame(options.previousSummary)}\n</summary-so-far>`
       : "There is no summary yet.",
   );
-  sections.push(`The next lines of the chat:\n<chat-lines>\n${options.lines}\n</chat-lines>`);
+  sections.push(`The next lines of the chat:\n<chat-lines>\n${escapeFrame(options.lines)}\n</chat-lines>`);
   sections.push(
     [
       "Write the new summary of everything above, in the chat's language, under these headings:",
@@ -129,13 +146,21 @@ export function judgeSummaryReply(reply: {
   const text = reply.text.trim();
   if (text === "") return "empty";
   if (refusalStart.test(text) && text.length < 600) return "refusal";
-  // A reply made of the prompt's own lines (the instructions, or the chat lines copied back) is not a summary.
+  // A reply made of the prompt's own lines (the instructions, or the chat lines copied back whole) is not a
+  // summary. Judged by what the reply adds: a command or an error quoted exactly inside a line of its own is
+  // what the prompt asks for, so only a reply line equal to a whole line of the prompt counts as copied.
+  const promptLines = new Set(
+    reply.prompt
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line.length >= 20),
+  );
   const lines = text
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line.length >= 20);
   if (lines.length > 0) {
-    const copied = lines.filter((line) => reply.prompt.includes(line)).length;
+    const copied = lines.filter((line) => promptLines.has(line)).length;
     if (copied / lines.length >= 0.8) return "echo";
   }
   return null;
@@ -226,13 +251,49 @@ function piecesFor(lines: string, pieceChars: number, fits: (piece: string) => b
 }
 
 /**
+ * The folded turns with their longest texts shortened (head and tail kept, the middle marked) so that their
+ * texts hold `targetChars` in all: one length limit for every text, the largest that fits, so the longest
+ * are cut first and short ones stay whole. Thinking and pictures are not summarised, so not counted.
+ */
+function shortenLongestTexts(
+  folded: readonly ChatMessage[],
+  targetChars: number,
+): { messages: ChatMessage[]; leftOutCharacters: number } {
+  const lengths = folded.flatMap((message) =>
+    message.parts.map((part) => (part.type === "text" || part.type === "tool-result" ? part.text.length : 0)),
+  );
+  const total = lengths.reduce((sum, length) => sum + length, 0);
+  if (total <= targetChars) return { messages: [...folded], leftOutCharacters: 0 };
+  let low = 0;
+  let high = Math.max(...lengths);
+  while (low < high) {
+    const limit = Math.ceil((low + high) / 2);
+    const kept = lengths.reduce((sum, length) => sum + Math.min(length, limit), 0);
+    if (kept <= targetChars) low = limit;
+    else high = limit - 1;
+  }
+  const limit = Math.max(low, 256);
+  let leftOutCharacters = 0;
+  const messages = folded.map((message) => ({
+    ...message,
+    parts: message.parts.map((part) => {
+      if ((part.type !== "text" && part.type !== "tool-result") || part.text.length <= limit) return part;
+      const shortened = shortenText(part.text, limit);
+      leftOutCharacters += shortened.leftOutCharacters;
+      return { ...part, text: shortened.text };
+    }),
+  }));
+  return { messages, leftOutCharacters };
+}
+
+/**
  * Summarises the folded turns, piece by piece, each piece folded into the summary so far; tries the
  * cheapest model, then the small one, then the chat's own (on this computer, only the chat's own).
  * Secrets are redacted before anything is sent. A reply that is not a summary is not kept.
  */
 export async function summariseFolded(options: SummariseOptions): Promise<SummariseResult> {
   const limitTokens = summaryLimitTokens(options.budget);
-  const lines = redactSecrets(toPlainLines(options.folded));
+  const pieceChars = options.pieceChars ?? summaryPieceChars;
   const keep = options.keep ? redactSecrets(options.keep) : undefined;
   const startingSummary = options.previousSummary ? redactSecrets(options.previousSummary) : null;
   const promptFor = (piece: string, previousSummary: string | null) =>
@@ -245,6 +306,7 @@ export async function summariseFolded(options: SummariseOptions): Promise<Summar
   const attempts: SummaryAttempt[] = [];
   let usage = emptyUsage;
   let requests = 0;
+  let leftOutCharacters = 0;
 
   async function summariseWithModel(
     model: string,
@@ -252,8 +314,29 @@ export async function summariseFolded(options: SummariseOptions): Promise<Summar
     const window = summariserWindow(options.provider, model, options.models);
     // The budget's rule with the summary's own answer room; a prompt is not a transcript, so no 100K cap.
     const promptRoom = computeBudget({ window, systemTokens: estimateTokens(systemPrompt), answerRoom }).uncapped;
-    const fits = (piece: string) => estimateTokens(promptFor(piece, largestSummary)) <= promptRoom;
-    const pieces = lines === "" ? [""] : piecesFor(lines, options.pieceChars ?? summaryPieceChars, fits);
+    // A piece is measured as sent: escaping makes a line with "<" longer.
+    const fits = (piece: string) =>
+      escapeFrameText(piece, promptTagNames).length <= pieceChars &&
+      estimateTokens(promptFor(piece, largestSummary)) <= promptRoom;
+    // At most maxPiecesPerFold pieces: shorten the longest texts until the lines fit in that many.
+    let target = Number.POSITIVE_INFINITY;
+    let pieces: string[] = [];
+    leftOutCharacters = 0;
+    for (let round = 0; round < 6; round++) {
+      const shortened = shortenLongestTexts(options.folded, target);
+      const lines = redactSecrets(toPlainLines(shortened.messages));
+      pieces = lines === "" ? [""] : piecesFor(lines, pieceChars, fits);
+      leftOutCharacters = shortened.leftOutCharacters;
+      if (pieces.length <= maxPiecesPerFold) break;
+      const textChars = Math.min(target, lines.length);
+      target = Math.floor((textChars * maxPiecesPerFold * 0.85) / pieces.length);
+    }
+    // Still over (labels and names alone too long): the first pieces and the last one.
+    if (pieces.length > maxPiecesPerFold) {
+      const dropped = pieces.slice(maxPiecesPerFold - 1, -1);
+      leftOutCharacters += dropped.reduce((sum, piece) => sum + Array.from(piece).length, 0);
+      pieces = [...pieces.slice(0, maxPiecesPerFold - 1), pieces[pieces.length - 1] as string];
+    }
     let summary = startingSummary;
     for (const piece of pieces) {
       const prompt = promptFor(piece, summary);
@@ -281,11 +364,11 @@ export async function summariseFolded(options: SummariseOptions): Promise<Summar
     for (let sizing = 0; sizing < 2; sizing++) {
       const outcome = await summariseWithModel(model);
       if (outcome.status === "summarised") {
-        return { status: "summarised", text: outcome.text, model, usage, requests, attempts };
+        return { status: "summarised", text: outcome.text, model, usage, requests, attempts, leftOutCharacters };
       }
       attempts.push(outcome.attempt);
       if (!outcome.tooLong) break;
     }
   }
-  return { status: "failed", usage, requests, attempts };
+  return { status: "failed", usage, requests, attempts, leftOutCharacters };
 }

@@ -1,0 +1,115 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EngineEvent } from "../events.js";
+import { readEventStream } from "../remote/sse-reader.js";
+import type { WireProblem } from "../remote/wire.js";
+import { bearer, type EngineServer, startEngineServer } from "../server/testing/engine-server.js";
+import { createPostgresChatStore } from "./postgres-store.js";
+import { createPostgresRunningTurns, type PostgresRunningTurns } from "./running-turns.js";
+import { openPostgres, type TestDatabase } from "./testing/databases.js";
+
+// Two engine servers (two instances: each its own pool, engine, fake provider) on one real Postgres, through
+// the real handler over HTTP on loopback.
+let database: TestDatabase<pg.Pool>;
+const pools: pg.Pool[] = [];
+const turns: PostgresRunningTurns[] = [];
+const servers: EngineServer[] = [];
+
+async function startInstance(): Promise<EngineServer> {
+  const pool = new pg.Pool({ connectionString: database.url, max: 6 });
+  pools.push(pool);
+  const runningTurns = createPostgresRunningTurns({ db: pool, leaseMs: 3000, pollMs: 200 });
+  turns.push(runningTurns);
+  const holder: { server?: EngineServer } = {};
+  const server = await startEngineServer({
+    handler: {
+      engineFor: (userId, { model }) =>
+        (holder.server as EngineServer).makeEngine(createPostgresChatStore({ db: pool, userId }), model),
+      runningTurns,
+    },
+  });
+  holder.server = server;
+  servers.push(server);
+  return server;
+}
+
+beforeAll(async () => {
+  database = await openPostgres();
+});
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+  await Promise.all(turns.map((running) => running.close()));
+  await Promise.all(pools.map((pool) => pool.end()));
+  await database?.close();
+});
+
+interface TurnResult {
+  readonly seq: number;
+  readonly text: string;
+  readonly events: EngineEvent[];
+  readonly conflicts: number;
+}
+
+/** Sends one turn, reading the chat's next seq again after every 409 (stale or busy), as a client does. */
+async function sendTurn(server: EngineServer, chatId: string, text: string): Promise<TurnResult> {
+  let seq = 0;
+  let conflicts = 0;
+  for (let attempt = 0; attempt < 400; attempt++) {
+    const response = await fetch(`${server.baseURL}/chats/${chatId}/turns`, {
+      method: "POST",
+      headers: { ...bearer("alice"), "content-type": "application/json" },
+      body: JSON.stringify({ seq, text }),
+    });
+    if (response.status === 409) {
+      conflicts++;
+      const problem = (await response.json()) as WireProblem;
+      if (typeof problem.nextSeq === "number") seq = problem.nextSeq;
+      else await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80));
+      continue;
+    }
+    expect(response.status).toBe(200);
+    const events: EngineEvent[] = [];
+    for await (const message of readEventStream(response.body as ReadableStream<Uint8Array>)) {
+      const event = JSON.parse(message.data) as EngineEvent;
+      events.push(event);
+      if (event.type === "turn-end") break;
+    }
+    return { seq, text, events, conflicts };
+  }
+  throw new Error(`turn ${text} never got in`);
+}
+
+describe("two engine servers on one Postgres", () => {
+  it("should store each of 40 turns sent to one chat from both at once exactly once, with contiguous seqs", async () => {
+    const [a, b] = [await startInstance(), await startInstance()];
+    const shared = Array.from({ length: 40 }, (_, turn) => sendTurn(turn % 2 === 0 ? a : b, "shared", `turn ${turn}`));
+    // Other chats at the same time on both instances: a lock per chat, never one for all.
+    const others = ["x", "y"].flatMap((chatId) =>
+      Array.from({ length: 3 }, (_, turn) => sendTurn(turn % 2 === 0 ? a : b, `other-${chatId}`, `${chatId} ${turn}`)),
+    );
+    const results = await Promise.all([...shared, ...others]);
+    expect(results.every((result) => result.events.at(-1)?.type === "turn-end")).toBe(true);
+
+    const store = createPostgresChatStore({ db: database.db, userId: "alice" });
+    const log = await store.readLog("shared");
+    expect(log.map((message) => message.seq)).toEqual(Array.from({ length: 80 }, (_, seq) => seq));
+    const asked = log.filter((message) => message.role === "user");
+    const texts = asked.map((message) => (message.parts[0]?.type === "text" ? message.parts[0].text : ""));
+    expect(texts.toSorted()).toEqual(Array.from({ length: 40 }, (_, turn) => `turn ${turn}`).toSorted());
+    // Every turn's answer follows its own question, at the seq its stream said.
+    for (const result of results.slice(0, 40)) {
+      const start = result.events.find((event) => event.type === "turn-start");
+      const end = result.events.find((event) => event.type === "message-end");
+      expect(start?.type === "turn-start" && start.message.seq).toBe(
+        end?.type === "message-end" && end.message.seq - 1,
+      );
+      const seq = start?.type === "turn-start" ? start.message.seq : -1;
+      expect(log[seq]?.parts[0]).toEqual({ type: "text", text: result.text });
+      expect(log[seq + 1]?.role).toBe("assistant");
+    }
+    expect(results.reduce((sum, result) => sum + result.conflicts, 0)).toBeGreaterThan(0);
+    for (const chatId of ["other-x", "other-y"]) {
+      expect((await store.readLog(chatId)).map((message) => message.seq)).toEqual([0, 1, 2, 3, 4, 5]);
+    }
+  }, 300_000);
+});

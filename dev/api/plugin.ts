@@ -116,6 +116,30 @@ async function startSetup(repoRoot: string, log: (line: string) => void): Promis
   };
 }
 
+/**
+ * Why a request to `/provider` is refused, or null: only the page itself may use the key this process adds.
+ * A browser says where a request comes from (`Sec-Fetch-Site`, `Origin`); a request from another site, or
+ * one whose `Origin` is not this server, is refused whatever its content type. Tools that send neither
+ * header (curl, scripts on this computer) are let through: they could read the key from the environment anyway.
+ */
+export function crossSiteRefusal(req: Pick<IncomingMessage, "headers">): string | null {
+  const site = req.headers["sec-fetch-site"];
+  if (typeof site === "string" && site !== "same-origin" && site !== "none") {
+    return `/provider serves this page only (Sec-Fetch-Site: ${site}).`;
+  }
+  const origin = req.headers.origin;
+  if (typeof origin === "string") {
+    let host: string | null = null;
+    try {
+      host = new URL(origin).host;
+    } catch {
+      host = null;
+    }
+    if (host === null || host !== req.headers.host) return `/provider serves this page only (Origin: ${origin}).`;
+  }
+  return null;
+}
+
 /** The footer switch: the next `remaining` requests of a chat model are refused for length in `provider`'s words. */
 function createRefusals(fake: DemoFakeProvider, wordings: readonly RefusalWording[]) {
   const played = wordings.some((wording) => wording.provider === "openrouter");
@@ -171,6 +195,9 @@ export function nacreApiPlugin(options: { repoRoot: string }): Plugin {
       const refusals = current.fake ? createRefusals(current.fake, current.setup.fake?.refusalWordings ?? []) : null;
 
       server.middlewares.use(providerPath, (req: IncomingMessage, res: ServerResponse) => {
+        // The key is added here: a page of another site must never get it used for itself.
+        const refusal = crossSiteRefusal(req);
+        if (refusal) return sendJson(res, 403, { error: { message: refusal, type: "cross_site_refused" } });
         void (async () => {
           const body = await readBody(req);
           if (refusals && req.method === "POST" && /\/chat\/completions$/.test(req.url?.split("?")[0] ?? "")) {

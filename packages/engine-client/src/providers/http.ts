@@ -297,6 +297,19 @@ export interface SseReader {
   readonly rawText: string;
 }
 
+/**
+ * The largest one event (or one NDJSON line) may grow: a stream line that never ends must fail, not fill
+ * the heap, and the idle timeout never fires while bytes keep coming. Real events are kilobytes.
+ */
+export const maximumEventChars = 8 * 1024 * 1024;
+
+function eventTooLarge(call: OpenCall, afterOutput: boolean): ProviderCallError {
+  return call.incomplete(
+    `one stream event grew past ${maximumEventChars / 1024 / 1024} MB without ending`,
+    afterOutput,
+  );
+}
+
 /** Reads an open call's body as server-sent events. */
 export function readSse(call: OpenCall): SseReader {
   let eventCount = 0;
@@ -310,13 +323,21 @@ export function readSse(call: OpenCall): SseReader {
     },
     async *events() {
       const pending: EventSourceMessage[] = [];
+      // Characters fed since the parser last ended an event (or a comment line): the event being built.
+      let sinceEvent = 0;
       const parser = createParser({
         onEvent: (event) => {
           pending.push(event);
+          sinceEvent = 0;
+        },
+        onComment: () => {
+          sinceEvent = 0;
         },
       });
       for await (const piece of call.chunks()) {
         if (rawText.length < maximumKeptBody) rawText += piece;
+        sinceEvent += piece.length;
+        if (sinceEvent > maximumEventChars) throw eventTooLarge(call, eventCount > 0);
         parser.feed(piece);
         while (pending.length > 0) {
           eventCount += 1;
@@ -336,13 +357,18 @@ export function readSse(call: OpenCall): SseReader {
 /** Reads an open call's body as newline-delimited JSON lines (Ollama). */
 export async function* readLines(call: OpenCall): AsyncGenerator<string> {
   let buffer = "";
+  let lines = 0;
   for await (const piece of call.chunks()) {
     buffer += piece;
+    if (buffer.length > maximumEventChars && !buffer.includes("\n")) throw eventTooLarge(call, lines > 0);
     let newline = buffer.indexOf("\n");
     while (newline >= 0) {
       const line = buffer.slice(0, newline).trim();
       buffer = buffer.slice(newline + 1);
-      if (line) yield line;
+      if (line) {
+        lines += 1;
+        yield line;
+      }
       newline = buffer.indexOf("\n");
     }
   }

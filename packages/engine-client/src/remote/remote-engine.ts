@@ -12,8 +12,8 @@ import type {
 } from "../engine.js";
 import { assertSafeChatId, ChatBusyError } from "../errors.js";
 import type { EngineEvent, EngineEventOf } from "../events.js";
+import { reduceChat } from "../kit/reduce-chat.js";
 import type { ModelInfo } from "../messages.js";
-import { applyEvents } from "./apply-events.js";
 import { RemoteEngineError } from "./errors.js";
 import { chatPath, createRemoteHttp, type HeadersOption, problemError, type RemoteHttp } from "./http.js";
 import { type LiveTurn, readTurn } from "./live-turn.js";
@@ -181,10 +181,9 @@ function remoteEngine(http: RemoteHttp, capabilities: WireCapabilities, model: s
       const reading = live.get(chatId);
       if (reading) {
         // Events already read since the snapshot's cursor are not in it: fold them in, as listeners saw them.
-        return applyEvents(
-          page.snapshot,
-          reading.events.filter((numbered) => numbered.id > cursor).map((numbered) => numbered.event),
-        );
+        return reading.events
+          .filter((numbered) => numbered.id > cursor)
+          .reduce((chat, numbered) => reduceChat(chat, numbered.event), page.snapshot);
       }
       if (page.running) {
         // A turn runs (a reload mid-answer): read the rest of it, from the cursor, for the listeners.

@@ -15,13 +15,14 @@ const pools: pg.Pool[] = [];
 const turns: PostgresRunningTurns[] = [];
 const servers: EngineServer[] = [];
 
-async function startInstance(): Promise<EngineServer> {
+async function startInstance(options: { chunkDelayMs?: number } = {}): Promise<EngineServer> {
   const pool = new pg.Pool({ connectionString: database.url, max: 6 });
   pools.push(pool);
   const runningTurns = createPostgresRunningTurns({ db: pool, leaseMs: 3000, pollMs: 200 });
   turns.push(runningTurns);
   const holder: { server?: EngineServer } = {};
   const server = await startEngineServer({
+    ...options,
     handler: {
       engineFor: (userId, { model }) =>
         (holder.server as EngineServer).makeEngine(createPostgresChatStore({ db: pool, userId }), model),
@@ -112,4 +113,44 @@ describe("two engine servers on one Postgres", () => {
       expect((await store.readLog(chatId)).map((message) => message.seq)).toEqual([0, 1, 2, 3, 4, 5]);
     }
   }, 300_000);
+
+  it("should give a reconnect to the other instance mid-answer the rest of the turn, no event twice", async () => {
+    const [a, b] = [await startInstance({ chunkDelayMs: 5 }), await startInstance()];
+    const longReply = Array.from({ length: 60 }, (_, index) => `word${index}`).join(" ");
+    a.script.queue.push({ text: longReply });
+    const controller = new AbortController();
+    const response = await fetch(`${a.baseURL}/chats/resume/turns`, {
+      method: "POST",
+      headers: { ...bearer("alice"), "content-type": "application/json" },
+      body: JSON.stringify({ seq: 0, text: "Tell me" }),
+      signal: controller.signal,
+    });
+    const read = async (body: Response, stopAfter?: number) => {
+      const received: { id: string; event: EngineEvent }[] = [];
+      for await (const message of readEventStream(body.body as ReadableStream<Uint8Array>)) {
+        const event = JSON.parse(message.data) as EngineEvent;
+        received.push({ id: message.id as string, event });
+        if (event.type === "turn-end") break;
+        if (stopAfter !== undefined && received.length >= stopAfter) {
+          controller.abort();
+          break;
+        }
+      }
+      return received;
+    };
+    const before = await read(response, 6);
+    expect(before.at(-1)?.event.type).not.toBe("turn-end");
+    const resumed = await fetch(`${b.baseURL}/chats/resume/events`, {
+      headers: { ...bearer("alice"), "last-event-id": before.at(-1)?.id as string },
+    });
+    expect(resumed.status).toBe(200);
+    const rest = await read(resumed);
+    const all = [...before, ...rest];
+    const ids = all.map(({ id }) => id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.map(BigInt)).toEqual(ids.map(BigInt).toSorted((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
+    const text = all.map(({ event }) => (event.type === "text-delta" ? event.delta : "")).join("");
+    expect(text).toBe(longReply);
+    expect(all.at(-1)?.event).toMatchObject({ type: "turn-end", status: "done" });
+  }, 120_000);
 });

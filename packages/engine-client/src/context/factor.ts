@@ -37,3 +37,28 @@ export interface ModelFactor {
 export function factorForModel(recorded: ModelFactor | null | undefined, modelId: string): number {
   return recorded !== null && recorded !== undefined && recorded.modelId === modelId ? recorded.factor : initialFactor;
 }
+
+/** No tokenizer counts more than this many times the estimate (measured: the estimate is at most ~1.6× short). */
+export const maximumPlausibleFactor = 8;
+
+/** Why a usage report cannot be applied to the factor, or null when it can. */
+export type ImplausibleUsage = "over-window" | "factor-too-high";
+
+/**
+ * Whether a usage report is one no real request could produce: more input than the window allows (a
+ * provider that accepted it would have refused it), or a factor far beyond any tokenizer's. Such a report is
+ * ignored (with a health note) instead of raising the factor for good: the factor only ever rises (ADR §1),
+ * so one bad number would otherwise disable the model.
+ */
+export function implausibleUsage(input: {
+  readonly inputTokens: number;
+  readonly estimatedRequestTokens: number;
+  readonly window: number | undefined;
+}): ImplausibleUsage | null {
+  const { inputTokens, estimatedRequestTokens, window } = input;
+  if (window !== undefined && Number.isFinite(window) && window > 0 && inputTokens > window) return "over-window";
+  if (estimatedRequestTokens > 0 && inputTokens / estimatedRequestTokens > maximumPlausibleFactor) {
+    return "factor-too-high";
+  }
+  return null;
+}

@@ -103,3 +103,21 @@ export function smallerWindow(listed: number | undefined, remembered: number | u
   if (remembered === undefined) return listed;
   return Math.min(listed, remembered);
 }
+
+/**
+ * Whether a window named in a refusal is doubtful: smaller than a request this model already served
+ * (`largestServed`, prompt tokens of a success). A real small window (512 tokens is llama-cpp-python's
+ * default) is never doubtful on its own; only a success above it makes it so.
+ */
+export function isDoubtfulWindow(window: number, largestServed: number | undefined): boolean {
+  return largestServed !== undefined && Number.isFinite(largestServed) && window < largestServed;
+}
+
+/**
+ * The remembered window after a success: a request that fit with `servedTokens` (prompt and answer) shows
+ * the window is at least that, so a remembered window below it is raised to it. Never lowers a window.
+ */
+export function windowAfterSuccess(remembered: number | undefined, servedTokens: number): number | undefined {
+  if (remembered === undefined || !Number.isFinite(servedTokens) || servedTokens <= remembered) return remembered;
+  return Math.ceil(servedTokens);
+}

@@ -1,0 +1,166 @@
+// A client written from docs/protocol.md alone: plain fetch and a hand-written SSE reader, against `pnpm serve`
+// with two people's tokens. It imports nothing of the engine.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DemoFakeProvider, startDemoFakeProvider } from "../dev/api/fake-provider.js";
+import { type ServeProcess, startServe } from "./serve-helpers.js";
+
+interface SseEvent {
+  id: string | undefined;
+  data: string;
+}
+
+/** Reads `text/event-stream` by the spec: lines, `id:` and `data:` fields, a blank line ends an event. */
+async function* sse(response: Response): AsyncGenerator<SseEvent> {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let id: string | undefined;
+  let data: string[] = [];
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      let newline = buffer.search(/\r\n|\n|\r/);
+      while (newline !== -1) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + (buffer.startsWith("\r\n", newline) ? 2 : 1));
+        if (line === "") {
+          if (data.length > 0) yield { id, data: data.join("\n") };
+          data = [];
+        } else if (!line.startsWith(":")) {
+          const colon = line.indexOf(":");
+          const field = colon === -1 ? line : line.slice(0, colon);
+          const fieldValue = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "");
+          if (field === "id") id = fieldValue;
+          if (field === "data") data.push(fieldValue);
+        }
+        newline = buffer.search(/\r\n|\n|\r/);
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+type Json = Record<string, unknown>;
+
+describe("an independent client of the wire protocol, against pnpm serve", () => {
+  let fake: DemoFakeProvider;
+  let serve: ServeProcess;
+  const base = () => `${serve.url}/api/engine`;
+  const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+  const post = (path: string, token: string, body: unknown, signal?: AbortSignal) =>
+    fetch(`${base()}${path}`, {
+      method: "POST",
+      headers: { ...auth(token), "content-type": "application/json" },
+      body: JSON.stringify(body),
+      ...(signal ? { signal } : {}),
+    });
+  const get = async (path: string, token: string) =>
+    (await fetch(`${base()}${path}`, { headers: auth(token) })).json() as Promise<Json>;
+
+  async function readToEnd(response: Response, stopAfter?: number, controller?: AbortController) {
+    const events: { id: string; event: Json }[] = [];
+    for await (const message of sse(response)) {
+      const event = JSON.parse(message.data) as Json;
+      events.push({ id: message.id as string, event });
+      if (event.type === "turn-end") break;
+      if (stopAfter !== undefined && events.length >= stopAfter) {
+        controller?.abort();
+        break;
+      }
+    }
+    return events;
+  }
+  const textOf = (events: { event: Json }[]) =>
+    events.map(({ event }) => (event.type === "text-delta" ? (event.delta as string) : "")).join("");
+
+  beforeAll(async () => {
+    fake = await startDemoFakeProvider({
+      dialect: "openrouter",
+      apiKey: "sk-or-protocol-client-secret-key",
+      chunkDelayMs: 25,
+    });
+    serve = await startServe({
+      NACRE_PROVIDER: "openrouter",
+      NACRE_BASE_URL: fake.server.baseURL,
+      NACRE_API_KEY: "sk-or-protocol-client-secret-key",
+      NACRE_MODEL: "chat-200k",
+      NACRE_CHEAP_MODEL: "cheap",
+      NACRE_SERVER_TOKENS: "alice:alice-token-1,bob:bob-token-22",
+    });
+  });
+  afterAll(async () => {
+    await serve?.stop();
+    await fake?.server.close();
+  });
+
+  it("should need a token, and speak protocol 1", async () => {
+    const anonymous = await fetch(`${base()}/capabilities`);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("content-type")).toBe("application/problem+json");
+    expect(((await anonymous.json()) as Json).type).toBe("urn:conch:problem:unauthorized");
+    const capabilities = await get("/capabilities", "alice-token-1");
+    expect(capabilities.protocol).toBe(1);
+    expect(capabilities.context).toBe(true);
+  });
+
+  it("should keep each person's chat to them, refuse a stale seq, and answer bad input with problem+json", async () => {
+    const first = await readToEnd(
+      await post("/chats/mine/turns", "alice-token-1", { seq: 0, text: "Alice here, hello" }),
+    );
+    expect(first.at(-1)?.event.status).toBe("done");
+    const bobs = (await get("/chats/mine", "bob-token-22")).snapshot as Json;
+    expect(bobs.messages).toEqual([]);
+    const stale = await post("/chats/mine/turns", "alice-token-1", { seq: 0, text: "again" });
+    expect(stale.status).toBe(409);
+    const problem = (await stale.json()) as Json;
+    expect(problem.type).toBe("urn:conch:problem:stale-seq");
+    expect(problem.nextSeq).toBe(2);
+    const bad = await post("/chats/mine/turns", "alice-token-1", { seq: "two" });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get("content-type")).toBe("application/problem+json");
+    expect(((await bad.json()) as Json).type).toBe("urn:conch:problem:invalid-body");
+  });
+
+  it("should resume a dropped answer from Last-Event-ID with the full answer and no event twice", async () => {
+    const controller = new AbortController();
+    const words = "Please tell me about the seventh step of the plan, with its 3 files.";
+    const before = await readToEnd(
+      await post("/chats/resume/turns", "alice-token-1", { seq: 0, text: words }, controller.signal),
+      5,
+      controller,
+    );
+    const rest = await readToEnd(
+      await fetch(`${base()}/chats/resume/events`, {
+        headers: { ...auth("alice-token-1"), "last-event-id": before.at(-1)?.id as string },
+      }),
+    );
+    const all = [...before, ...rest];
+    expect(new Set(all.map(({ id }) => id)).size).toBe(all.length);
+    expect(all.at(-1)?.event.status).toBe("done");
+    const page = (await get("/chats/resume", "alice-token-1")).snapshot as {
+      messages: { parts: { text: string }[] }[];
+    };
+    expect(textOf(all)).toBe(page.messages[1]?.parts[0]?.text);
+  });
+
+  it("should abort a running answer, and go on serving", async () => {
+    const words = Array.from({ length: 400 }, (_, index) => `point ${index}`).join(", ");
+    const response = await post("/chats/stop/turns", "bob-token-22", { seq: 0, text: words });
+    const reading = readToEnd(response);
+    for (;;) {
+      const page = await get("/chats/stop", "bob-token-22");
+      if (page.running) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const aborted = (await (await post("/chats/stop/abort", "bob-token-22", {})).json()) as Json;
+    expect(aborted.aborted).toBe(true);
+    const events = await reading;
+    expect(events.at(-1)?.event.status).toBe("aborted");
+    expect((await fetch(`${base()}/capabilities`, { headers: auth("bob-token-22") })).status).toBe(200);
+    const next = await readToEnd(await post("/chats/after/turns", "bob-token-22", { seq: 0, text: "Still there?" }));
+    expect(next.at(-1)?.event.status).toBe("done");
+  });
+});

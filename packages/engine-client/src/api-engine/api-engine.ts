@@ -1,10 +1,10 @@
 import { abortReason } from "../channel.js";
 import { type Budget, computeBudget, windowTakes } from "../context/budget.js";
 import { estimateTokens, modelFamily } from "../context/estimate.js";
-import { factorForModel, type ModelFactor, raiseFactor } from "../context/factor.js";
-import { type FoldMode, type FoldPlan, type FoldState, initialFoldState, planFold } from "../context/fold.js";
+import { factorForModel, raiseFactor } from "../context/factor.js";
+import { type FoldMode, type FoldPlan, planFold } from "../context/fold.js";
 import { buildRequestMessages } from "../context/frame.js";
-import { createEstimateCache, type EstimateCache, estimateMessagesTokens } from "../context/message-estimate.js";
+import { estimateMessagesTokens } from "../context/message-estimate.js";
 import { resolveWindow } from "../context/window.js";
 import type {
   ChatSnapshot,
@@ -21,7 +21,7 @@ import { createFanOut } from "../kit/fan-out.js";
 import { endTurn, failTurn, startTurn } from "../kit/turn-book.js";
 import { type OpenedTurn, openTurn } from "../kit/turn-open.js";
 import { createTurnRunner, type Turn } from "../kit/turn-runner.js";
-import { initialLearningState, type Learner, type LearningState, learnBeforeFold } from "../learning/learner.js";
+import { type Learner, learnBeforeFold } from "../learning/learner.js";
 import { addUsage, type ChatMessage, emptyUsage, type ModelInfo, messageText, type Usage } from "../messages.js";
 import { defaultProblemTitle, type TurnProblem } from "../problems.js";
 import type { FinishReason, ProviderAdapter, ToolDefinition } from "../providers/provider-adapter.js";
@@ -30,6 +30,15 @@ import { summariseFolded } from "../summarise/summariser.js";
 import type { ChatStore } from "../transcript/chat-store.js";
 import { ChatLogCorruptError, TranscriptCorruptError } from "../transcript/errors.js";
 import { buildTranscriptFile, type TranscriptFile } from "../transcript/transcript-file.js";
+import {
+  applyTranscript,
+  type ChatRuntime,
+  emptyChatRuntime,
+  engineFields,
+  healthNotesKept,
+  keptFromLog,
+  TranscriptFieldsInvalidError,
+} from "./chat-state.js";
 
 /** Options of {@link createApiEngine}. */
 export interface ApiEngineOptions {
@@ -70,41 +79,6 @@ export interface ApiEngine extends Engine {
   listModels(): Promise<readonly ModelInfo[]>;
 }
 
-/** What the engine keeps of a chat between turns (in memory, and in the transcript file). */
-interface ChatRuntime {
-  readonly chatId: string;
-  log: ChatMessage[];
-  file: TranscriptFile | null;
-  summary: SummaryState | null;
-  fold: FoldState;
-  factor: ModelFactor | null;
-  learning: LearningState;
-  healthNotes: HealthNote[];
-  problem: { seq: number; problem: TurnProblem } | null;
-  usage: Usage;
-  /** Lowered answer rooms, per model, after a refusal caused by the output reservation. */
-  answerRooms: Record<string, number>;
-  untrusted: boolean;
-  origin: "person" | "routine" | "group";
-  readonly cache: EstimateCache;
-}
-
-/** Extra fields the engine keeps in the transcript file beside `summary`, `seqs` and `factor`. */
-interface EngineFileFields {
-  readonly factorModel?: string;
-  readonly fold?: FoldState;
-  readonly readUntil?: number;
-  readonly learned?: LearningState["learned"];
-  readonly health?: readonly HealthNote[];
-  readonly usage?: Usage;
-  readonly answerRooms?: Record<string, number>;
-  readonly untrusted?: boolean;
-  readonly origin?: "person" | "routine" | "group";
-  /** The last turn's problem, so that a reload (or another engine over the same store) still shows its card. */
-  readonly problem?: { readonly seq: number; readonly problem: TurnProblem } | null;
-}
-
-const healthNotesKept = 50;
 /** How long a model list may take before the turn goes on with default windows. */
 const modelListTimeoutMs = 20_000;
 /** How long after a failed model list it is asked for again. */
@@ -178,23 +152,8 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
   }
 
   async function loadRuntime(chatId: string, previous?: ChatRuntime): Promise<ChatRuntime> {
-    const rt: ChatRuntime = {
-      chatId,
-      log: [],
-      file: null,
-      summary: null,
-      fold: initialFoldState,
-      factor: null,
-      learning: initialLearningState,
-      healthNotes: [],
-      problem: null,
-      usage: emptyUsage,
-      answerRooms: {},
-      untrusted: false,
-      origin: "person",
-      // A chat read again keeps its estimates: the log only grows, so its old messages are still its messages.
-      cache: previous?.cache ?? createEstimateCache(),
-    };
+    // A chat read again keeps its estimates: the log only grows, so its old messages are still its messages.
+    const rt = emptyChatRuntime(chatId, previous?.cache);
     try {
       rt.log = await store.readLog(chatId);
     } catch (error) {
@@ -216,24 +175,15 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
         `The chat's transcript could not be read (${error.reason}); it was kept at ${error.keptAt}.`,
       );
     }
-    if (file) {
-      const extra = file as TranscriptFile & EngineFileFields;
-      rt.file = file;
-      rt.summary = file.summary ?? null;
-      const firstKept =
-        file.seqs?.[0] ?? file.summary?.firstKeptSeq ?? Math.max(0, rt.log.length - file.messages.length);
-      rt.fold = extra.fold ?? { firstKeptSeq: firstKept, textLimit: null };
-      rt.factor =
-        file.factor !== undefined ? { modelId: extra.factorModel ?? file.model ?? model, factor: file.factor } : null;
-      rt.learning = { readUntil: extra.readUntil ?? 0, learned: extra.learned ?? [] };
-      rt.healthNotes = [...rt.healthNotes, ...(extra.health ?? [])].slice(0, healthNotesKept);
-      rt.usage = extra.usage ?? emptyUsage;
-      rt.answerRooms = { ...(extra.answerRooms ?? {}) };
-      rt.untrusted = extra.untrusted ?? false;
-      rt.origin = extra.origin ?? "person";
-      // A problem stands only while its person's message is still the last one in the log.
-      const standing = extra.problem ?? null;
-      rt.problem = standing !== null && rt.log.at(-1)?.seq === standing.seq ? standing : null;
+    const unusable = file ? applyTranscript(rt, file, model) : null;
+    if (unusable !== null) {
+      // The engine's own fields are bad: the file is not used (its summary neither); the next save replaces it.
+      const error = new TranscriptFieldsInvalidError(chatId, unusable);
+      addNote(
+        rt,
+        "summary-failed",
+        `The chat's transcript could not be used (${error.reason}); the chat goes on from its log.`,
+      );
     }
     if (previous) {
       // Notes not saved yet (a repair said at the last read) stay.
@@ -288,18 +238,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
   }
 
   async function saveTranscript(rt: ChatRuntime, kept: readonly ChatMessage[]): Promise<void> {
-    const fields: EngineFileFields = {
-      ...(rt.factor ? { factorModel: rt.factor.modelId } : {}),
-      fold: rt.fold,
-      readUntil: rt.learning.readUntil,
-      learned: rt.learning.learned,
-      health: rt.healthNotes,
-      usage: rt.usage,
-      answerRooms: rt.answerRooms,
-      untrusted: rt.untrusted,
-      origin: rt.origin,
-      problem: rt.problem,
-    };
+    const fields = engineFields(rt);
     // The engine's own fields ride on `previous`, which buildTranscriptFile carries over.
     const file = buildTranscriptFile({
       id: rt.chatId,
@@ -312,11 +251,6 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     });
     await store.writeTranscript(rt.chatId, file);
     rt.file = file;
-  }
-
-  /** What is kept (sent word for word or shortened) after the fold state: the log from `firstKeptSeq`. */
-  function keptFromLog(rt: ChatRuntime): ChatMessage[] {
-    return rt.log.filter((message) => message.seq >= rt.fold.firstKeptSeq);
   }
 
   interface Sizing {

@@ -1,0 +1,181 @@
+import { z } from "zod";
+import type { ModelFactor } from "../context/factor.js";
+import { type FoldState, initialFoldState } from "../context/fold.js";
+import { createEstimateCache, type EstimateCache } from "../context/message-estimate.js";
+import { EngineClientError, hasMarker, markerFor } from "../errors.js";
+import type { HealthNote, SummaryState } from "../events.js";
+import { nextSeq } from "../kit/turn-open.js";
+import { initialLearningState, type LearningState } from "../learning/learner.js";
+import { type ChatMessage, emptyUsage, type Usage } from "../messages.js";
+import type { TurnProblem } from "../problems.js";
+import type { TranscriptFile } from "../transcript/transcript-file.js";
+
+/** What the engine keeps of a chat between turns (in memory, and in the transcript file). */
+export interface ChatRuntime {
+  readonly chatId: string;
+  log: ChatMessage[];
+  file: TranscriptFile | null;
+  summary: SummaryState | null;
+  fold: FoldState;
+  factor: ModelFactor | null;
+  learning: LearningState;
+  healthNotes: HealthNote[];
+  problem: { seq: number; problem: TurnProblem } | null;
+  usage: Usage;
+  /** Lowered answer rooms, per model, after a refusal caused by the output reservation. */
+  answerRooms: Record<string, number>;
+  untrusted: boolean;
+  origin: "person" | "routine" | "group";
+  readonly cache: EstimateCache;
+}
+
+export const healthNotesKept = 50;
+
+const fieldsInvalidSymbol = markerFor("TranscriptFieldsInvalidError");
+/** The transcript file parses, but a field the engine keeps in it is not valid: the file is treated as corrupt. */
+export class TranscriptFieldsInvalidError extends EngineClientError {
+  readonly [fieldsInvalidSymbol] = true;
+  readonly chatId: string;
+  /** Which field, and what is wrong with it. */
+  readonly reason: string;
+  constructor(chatId: string, reason: string) {
+    super({
+      name: "TranscriptFieldsInvalidError",
+      message: `The transcript of chat ${chatId} is not usable: ${reason}`,
+    });
+    this.chatId = chatId;
+    this.reason = reason;
+  }
+  static override isInstance(error: unknown): error is TranscriptFieldsInvalidError {
+    return EngineClientError.isInstance(error) && hasMarker(error, fieldsInvalidSymbol);
+  }
+}
+
+const count = z.number().int().nonnegative();
+const usageSchema = z.looseObject({ inputTokens: count, outputTokens: count, cachedInputTokens: count });
+
+/**
+ * The engine's own fields in the transcript file, beside `summary`, `seqs` and `factor`: read through this one
+ * schema, never cast. A field that does not parse makes the file unusable, as a corrupt one is.
+ */
+const engineFieldsSchema = z.looseObject({
+  factorModel: z.string().optional(),
+  fold: z
+    .object({
+      firstKeptSeq: count,
+      textLimit: z.object({ turnSeq: count, maxChars: z.number().int().positive() }).nullable(),
+    })
+    .optional(),
+  readUntil: count.optional(),
+  learned: z.array(z.object({ at: z.number(), fromSeq: count, untilSeq: count })).optional(),
+  health: z
+    .array(
+      z.looseObject({
+        id: z.string(),
+        chatId: z.string(),
+        kind: z.enum(["healed", "summary-failed", "window-learned"]),
+        text: z.string(),
+        at: z.number(),
+        provider: z.string().optional(),
+        model: z.string().optional(),
+      }),
+    )
+    .optional(),
+  usage: usageSchema.optional(),
+  answerRooms: z.record(z.string(), z.number().int().positive()).optional(),
+  untrusted: z.boolean().optional(),
+  origin: z.enum(["person", "routine", "group"]).optional(),
+  problem: z
+    .object({ seq: count, problem: z.looseObject({ kind: z.string(), title: z.string() }) })
+    .nullable()
+    .optional(),
+});
+
+/** The engine's fields as written (the schema above reads them back). */
+interface EngineFileFields {
+  readonly factorModel?: string;
+  readonly fold?: FoldState;
+  readonly readUntil?: number;
+  readonly learned?: LearningState["learned"];
+  readonly health?: readonly HealthNote[];
+  readonly usage?: Usage;
+  readonly answerRooms?: Record<string, number>;
+  readonly untrusted?: boolean;
+  readonly origin?: "person" | "routine" | "group";
+  /** The last turn's problem, so that a reload (or another engine over the same store) still shows its card. */
+  readonly problem?: { readonly seq: number; readonly problem: TurnProblem } | null;
+}
+
+/** A chat nothing is known of yet; `cache` carries a chat's estimates over when it is read again. */
+export function emptyChatRuntime(chatId: string, cache: EstimateCache = createEstimateCache()): ChatRuntime {
+  return {
+    chatId,
+    log: [],
+    file: null,
+    summary: null,
+    fold: initialFoldState,
+    factor: null,
+    learning: initialLearningState,
+    healthNotes: [],
+    problem: null,
+    usage: emptyUsage,
+    answerRooms: {},
+    untrusted: false,
+    origin: "person",
+    cache,
+  };
+}
+
+/**
+ * Takes the transcript file into the chat (its log already read). Returns why the engine's fields are
+ * unusable (the file is then not used, as a corrupt one), or null.
+ */
+export function applyTranscript(rt: ChatRuntime, file: TranscriptFile, model: string): string | null {
+  const parsed = engineFieldsSchema.safeParse(file);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return `the field ${issue?.path.join(".") || "?"} is not valid: ${issue?.message ?? "unknown"}`;
+  }
+  const extra = parsed.data;
+  const end = nextSeq(rt.log);
+  if (extra.fold && extra.fold.firstKeptSeq > end) {
+    return `the field fold.firstKeptSeq (${extra.fold.firstKeptSeq}) is past the log's end (${end})`;
+  }
+  rt.file = file;
+  rt.summary = file.summary ?? null;
+  const firstKept = file.seqs?.[0] ?? file.summary?.firstKeptSeq ?? Math.max(0, rt.log.length - file.messages.length);
+  rt.fold = extra.fold ?? { firstKeptSeq: firstKept, textLimit: null };
+  rt.factor =
+    file.factor !== undefined ? { modelId: extra.factorModel ?? file.model ?? model, factor: file.factor } : null;
+  rt.learning = { readUntil: extra.readUntil ?? 0, learned: extra.learned ?? [] };
+  rt.healthNotes = [...rt.healthNotes, ...((extra.health ?? []) as HealthNote[])].slice(0, healthNotesKept);
+  rt.usage = extra.usage ?? emptyUsage;
+  rt.answerRooms = { ...(extra.answerRooms ?? {}) };
+  rt.untrusted = extra.untrusted ?? false;
+  rt.origin = extra.origin ?? "person";
+  // A problem stands only while its person's message is still the last one in the log.
+  const standing = (extra.problem ?? null) as ChatRuntime["problem"];
+  rt.problem = standing !== null && rt.log.at(-1)?.seq === standing.seq ? standing : null;
+  return null;
+}
+
+/** The engine's fields as the transcript file keeps them. */
+export function engineFields(rt: ChatRuntime): EngineFileFields {
+  return {
+    ...(rt.factor ? { factorModel: rt.factor.modelId } : {}),
+    fold: rt.fold,
+    readUntil: rt.learning.readUntil,
+    learned: rt.learning.learned,
+    health: rt.healthNotes,
+    usage: rt.usage,
+    answerRooms: rt.answerRooms,
+    untrusted: rt.untrusted,
+    origin: rt.origin,
+    problem: rt.problem,
+  };
+}
+
+/** What is kept (sent word for word or shortened) after the fold state: the log from `firstKeptSeq`. */
+export function keptFromLog(rt: ChatRuntime): ChatMessage[] {
+  return rt.log.filter((message) => message.seq >= rt.fold.firstKeptSeq);
+}

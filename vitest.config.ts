@@ -65,6 +65,15 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: "scripts",
+          environment: "node",
+          include: ["scripts/**/*.test.ts"],
+          testTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: "nacre",
           environment: "jsdom",
           include: ["packages/nacre/src/**/*.test.{ts,tsx}"],

@@ -1,3 +1,4 @@
+import type { ChatMessage } from "@conch/engine-client";
 import {
   buildRequestMessages,
   computeBudget,
@@ -12,8 +13,7 @@ import {
   planFold,
   splitTurns,
   type TurnRange,
-} from "../packages/engine-client/src/context/index.js";
-import type { ChatMessage } from "../packages/engine-client/src/messages.js";
+} from "@conch/engine-client/context";
 
 /** The folding policies replayed side by side. */
 export const policies = ["ours", "sliding", "half-keep20", "none"] as const;

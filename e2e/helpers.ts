@@ -33,7 +33,10 @@ export async function startVite(
   const port = await freePort();
   const require = createRequire(import.meta.url);
   const viteBin = join(dirname(require.resolve("vite/package.json")), "bin", "vite.js");
-  const child: ChildProcess = spawn(process.execPath, [viteBin, "--config", configFile, "--port", String(port)], {
+  // As `pnpm dev` runs it: the config's plugins import the workspace packages by name, and Node (which loads a
+  // config natively) reads their sources only under the "source" condition, with tsx for the TypeScript.
+  const nodeArgs = ["--conditions=source", "--import", "tsx", viteBin, "--configLoader", "native"];
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, "--config", configFile, "--port", String(port)], {
     cwd: repoRoot,
     env: { ...process.env, ...extraEnv },
     stdio: ["ignore", "pipe", "pipe"],

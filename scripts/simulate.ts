@@ -1,8 +1,8 @@
 // `pnpm simulate`: replays a real conversation through the API engine against the fake provider server.
 // Progress goes to stderr; one JSON object goes to stdout.
 import { parseArgs } from "node:util";
+import { isProviderId } from "@conch/engine-client";
 import { simulateConversation } from "@conch/fake-provider";
-import { isProviderId } from "../packages/engine-client/src/providers/provider-adapter.js";
 
 const usage =
   "usage: pnpm simulate --conversation FILE [--id ID] [--turns N] --window N [--provider NAME] [--refuse-once]";

@@ -1,5 +1,5 @@
+import { estimateTokens, utf8Length } from "@conch/engine-client/context";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { estimateTokens, utf8Length } from "../../packages/engine-client/src/context/index.js";
 import { adrEstimateTokens } from "../adr-estimate.js";
 import { type CorpusSample, type CorpusTokenizer, corpusTokenizers, loadCorpus } from "../data.js";
 import { medianOf, ratiosOf, timeInRounds } from "../measure.js";

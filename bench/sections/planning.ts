@@ -1,4 +1,4 @@
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import type { ChatMessage } from "@conch/engine-client";
 import {
   buildRequestMessages,
   computeBudget,
@@ -6,8 +6,8 @@ import {
   type EstimateCache,
   type FoldState,
   planFold,
-} from "../../packages/engine-client/src/context/index.js";
-import type { ChatMessage } from "../../packages/engine-client/src/messages.js";
+} from "@conch/engine-client/context";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { type Conversation, loadConversations } from "../data.js";
 import { medianOf, ratiosOf, timeInRounds } from "../measure.js";
 import type { BenchSection } from "../section.js";

@@ -1,5 +1,5 @@
+import { createEstimateCache } from "@conch/engine-client/context";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { createEstimateCache } from "../../packages/engine-client/src/context/index.js";
 import { isLongConversation, loadConversations } from "../data.js";
 import type { BenchSection } from "../section.js";
 import {

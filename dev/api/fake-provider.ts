@@ -1,6 +1,8 @@
 // The fake provider `pnpm dev` talks to (Node only): several chat models with different windows, a cheap model
 // that writes summaries, streamed replies, and real "too long" refusals, all over loopback HTTP.
 
+import { unframeSummary } from "@conch/engine-client/context";
+import { recogniseTooLong } from "@conch/engine-client/providers";
 import {
   type Conversation,
   type FakeChatRequest,
@@ -16,8 +18,6 @@ import {
   tooLongBodyFor,
 } from "@conch/fake-provider";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { unframeSummary } from "../../packages/engine-client/src/context/frame.js";
-import { recogniseTooLong } from "../../packages/engine-client/src/providers/recognise-too-long.js";
 import type { FakeModelSummary, LastRequest, RecordedTranscript, RefusalWording } from "./setup.js";
 
 /** The fake provider's models: three chat models with windows far apart, and the cheap summariser. */

@@ -1,8 +1,7 @@
 // Which provider `pnpm dev` talks to, from NACRE_* environment variables (Node only). The key stays in this
 // process: the page only ever sees the provider's kind, where it is, and the model names.
-import { isLocalBaseURL } from "../../packages/engine-client/src/providers/local-base-url.js";
-import { openAICompatibleRows } from "../../packages/engine-client/src/providers/openai-compatible-rows.js";
-import { isProviderId, type ProviderId } from "../../packages/engine-client/src/providers/provider-adapter.js";
+import { isProviderId, type ProviderId } from "@conch/engine-client";
+import { isLocalBaseURL, openAICompatibleRows } from "@conch/engine-client/providers";
 
 /** A provider named by the environment. */
 export interface OwnProvider {

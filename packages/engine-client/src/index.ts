@@ -1,6 +1,14 @@
-export * from "./api-engine/index.js";
-export { type Channel, createChannel, delay } from "./channel.js";
-export * from "./context/index.js";
+// `@conch/engine-client`: what a user of the README and docs needs to run an engine. Every name is listed here on
+// purpose (no `export *`), checked against api-surface/index.txt and documented in docs/api.md. The pure
+// context arithmetic is `@conch/engine-client/context`, adapter authoring `@conch/engine-client/providers`,
+// the file store `@conch/engine-client/node`, the scripted engine `@conch/engine-client/mock`, the plumbing every
+// engine is built on `@conch/engine-client/kit`.
+
+// The API engine, and the handoff for engines that keep no transcript.
+export { type ApiEngine, type ApiEngineOptions, createApiEngine } from "./api-engine/api-engine.js";
+export { buildHandoff, type Handoff } from "./api-engine/handoff.js";
+// The chat as a UI holds it: the React-free store Nacre reads through `useSyncExternalStore`, and the pure
+// reducer over engine events that Nacre and a server share.
 export {
   type ConversationActivity,
   type ConversationCache,
@@ -9,6 +17,7 @@ export {
   type SendOptions,
   type StreamingMessageState,
 } from "./conversation/conversation-store.js";
+// The engine contract.
 export {
   type ChatSnapshot,
   type CompactOptions,
@@ -33,30 +42,25 @@ export {
   TurnSequenceError,
 } from "./errors.js";
 export type {
-  CompactedEvent,
-  CompactingEvent,
   CompactionReason,
-  CompactionSkippedEvent,
   EngineEvent,
   EngineEventOf,
   EngineEventType,
-  HealedEvent,
   HealthNote,
-  HealthNoteEvent,
-  MessageEndEvent,
-  MessageStartEvent,
   SummaryState,
-  TextDeltaEvent,
-  ThinkingDeltaEvent,
-  ToolCallEvent,
   TranscriptSize,
-  TurnEndEvent,
-  TurnProblemEvent,
-  TurnStartEvent,
-  UsageEvent,
 } from "./events.js";
-export * from "./kit/index.js";
-export * from "./learning/index.js";
+export {
+  foldedMessageCount,
+  hasSomethingToFold,
+  newestTurnStart,
+  nextSeq,
+  reduceChat,
+  upsertMessage,
+} from "./kit/index.js";
+export { createMemoryLearner, type Learner, type MemoryLearner } from "./learning/index.js";
+
+// Messages.
 export {
   addUsage,
   type ChatMessage,
@@ -81,6 +85,48 @@ export {
   type TurnProblemKind,
   turnProblemKinds,
 } from "./problems.js";
-export * from "./providers/index.js";
-export * from "./summarise/index.js";
-export * from "./transcript/index.js";
+// Providers: one factory each, or by id.
+export {
+  type AnthropicSettings,
+  type AnyProviderSettings,
+  createAnthropic,
+  createDeepSeek,
+  createGoogle,
+  createGroq,
+  createLlamaCpp,
+  createLmStudio,
+  createMistral,
+  createOllama,
+  createOpenAI,
+  createOpenAICompatible,
+  createOpenRouter,
+  createProvider,
+  createTogether,
+  createVllm,
+  createXai,
+  createZhipu,
+  type GoogleSettings,
+  isProviderId,
+  type OllamaSettings,
+  type OpenAICompatibleSettings,
+  type ProviderAdapter,
+  ProviderCallError,
+  type ProviderId,
+  providerIds,
+} from "./providers/index.js";
+
+// The summariser and the learner.
+export { redactSecrets, type SummariseOptions, type SummariseResult, summariseFolded } from "./summarise/index.js";
+// Stores of the chat's log and the transcript file (the file-system one is in `./node`).
+export {
+  ChatLogCorruptError,
+  type ChatStore,
+  ChatStoreReadError,
+  createIndexedDbChatStore,
+  createMemoryChatStore,
+  type IndexedDbChatStore,
+  type IndexedDbChatStoreOptions,
+  InvalidChatRecordError,
+  TranscriptCorruptError,
+  type TranscriptFile,
+} from "./transcript/index.js";

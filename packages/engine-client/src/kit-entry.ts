@@ -1,0 +1,24 @@
+// `@conch/engine-client/kit`: the plumbing every engine is built on, for writing another one: event fan-out with
+// listener isolation, the turn runner (busy, seq check, per-chat queue, the turn's stream), turn-end bookkeeping,
+// the answer builder. A new engine is a turn body on these plus a passing engine contract suite. The chat
+// reducer and `nextSeq` are in the root entry. Checked against api-surface/kit.txt, documented in docs/api.md.
+export {
+  type Answer,
+  createAnswer,
+  createFanOut,
+  createTurnRunner,
+  createTurnStream,
+  endTurn,
+  type FanOut,
+  failTurn,
+  type ListenerErrorHandler,
+  type OpenedTurn,
+  openTurn,
+  startTurn,
+  type Turn,
+  type TurnBody,
+  type TurnBook,
+  type TurnEndOptions,
+  type TurnRunner,
+  type TurnStreamWriter,
+} from "./kit/index.js";

@@ -2,13 +2,12 @@ import {
   type ApiEngine,
   type ApiEngineOptions,
   type ChatStore,
-  computeBudget,
   createApiEngine,
   createMemoryChatStore,
   createProvider,
-  estimateTokens,
   type ProviderAdapter,
 } from "@conch/engine-client";
+import { computeBudget, estimateTokens } from "@conch/engine-client/context";
 import type { ContractTurn, EngineUnderTest } from "./engine-contract.js";
 import { type FakeProvider, startFakeProvider } from "./fake-provider-server.js";
 import { createReplayScript } from "./replay.js";

@@ -119,6 +119,7 @@ export {
 export { redactSecrets, type SummariseOptions, type SummariseResult, summariseFolded } from "./summarise/index.js";
 // Stores of the chat's log and the transcript file (the file-system one is in `./node`).
 export {
+  buildTranscriptFile,
   ChatLogCorruptError,
   type ChatStore,
   ChatStoreReadError,

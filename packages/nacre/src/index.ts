@@ -96,8 +96,17 @@ export {
 export {
   MessageListItems,
   type MessageListItemsProps,
+  type MessageListJumpProps,
+  MessageListJumpToLatest,
+  MessageListJumpToMemoryStart,
   MessageListRoot,
   type MessageListRootProps,
+  type MessageRenderProps,
+  PlainStreamBlock,
+  type RenderMessage,
+  type StreamBlock,
+  StreamingText,
+  type StreamingTextProps,
 } from "./message-list.js";
 export { defaultMessages, type NacreMessages, resolveMessages, type SettingsSection } from "./messages.js";
 export * as Composer from "./parts/composer.js";

@@ -1,11 +1,19 @@
 import "./nacre.css";
+import type { SummaryState } from "@conch/engine-client";
 import { chatLogFrom, createMockEngine } from "@conch/engine-client/mock";
-import { cleanup, render } from "@testing-library/react";
-import { afterEach, describe, expect, it } from "vitest";
+import { act, cleanup, render } from "@testing-library/react";
+import type { ReactNode } from "react";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConversationProvider } from "./conversation.js";
-import { MessageListRoot } from "./message-list.js";
+import {
+  MessageListItems,
+  MessageListJumpToLatest,
+  MessageListJumpToMemoryStart,
+  MessageListRoot,
+} from "./message-list.js";
 
 afterEach(cleanup);
+beforeEach(() => sessionStorage.clear());
 
 function longLog(turns: number) {
   return chatLogFrom(
@@ -16,11 +24,11 @@ function longLog(turns: number) {
   );
 }
 
-function mount(engine: ReturnType<typeof createMockEngine>) {
+function mount(engine: ReturnType<typeof createMockEngine>, children?: ReactNode) {
   const view = render(
     <div style={{ height: "400px", display: "grid" }}>
       <ConversationProvider engine={engine} chatId="c">
-        <MessageListRoot style={{ minHeight: 0 }} />
+        <MessageListRoot style={{ minHeight: 0 }}>{children}</MessageListRoot>
       </ConversationProvider>
     </div>,
   );
@@ -28,19 +36,75 @@ function mount(engine: ReturnType<typeof createMockEngine>) {
 }
 
 const distanceFromBottom = (node: HTMLElement) => node.scrollHeight - node.scrollTop - node.clientHeight;
+/** Where a row's top is against the top of the list's view, in px. */
+const rowTop = (list: HTMLElement, seq: number) => {
+  const row = list.querySelector(`[data-seq="${seq}"]`);
+  return row ? row.getBoundingClientRect().top - list.getBoundingClientRect().top : Number.NaN;
+};
+/** The seq of the first message row in the list's view. */
+const firstRowInView = (list: HTMLElement) => {
+  const top = list.getBoundingClientRect().top;
+  const row = [...list.querySelectorAll("[data-nacre-message]")].find(
+    (each) => each.getBoundingClientRect().bottom > top + 1,
+  );
+  return Number(row?.getAttribute("data-seq"));
+};
+/** Waits until the chat has loaded and every row is in the page. */
+async function loaded(list: HTMLElement, rows: number) {
+  await expect.poll(() => list.querySelectorAll("[data-nacre-message]").length, { timeout: 30_000 }).toBe(rows);
+  await expect.poll(() => list.querySelector("[data-rendering]"), { timeout: 30_000 }).toBeNull();
+}
+/** Scrolls the way a reader does (the wheel ends any held place), then lets the scroll event run. */
+async function readerScrollsTo(list: HTMLElement, top: number) {
+  list.dispatchEvent(new WheelEvent("wheel", { deltaY: -100 }));
+  list.scrollTop = top;
+  await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+}
 
-// Rendering 2,000 rows on a shared, loaded machine can take a while: wait on conditions, generously.
+const streamingReply = { reply: "A long streamed answer, line after line.\n".repeat(120) };
+
+// Rendering thousands of rows on a shared, loaded machine can take a while: wait on conditions, generously.
 describe("MessageList in Chromium", { timeout: 90_000 }, () => {
   describe("given a 2,000-message chat", () => {
-    it("should show its end first, then have every message in the page", async () => {
+    it("should show its end first, then have every message in the page, most as placeholders", async () => {
       const engine = createMockEngine({ chats: { c: { messages: longLog(1000) } } });
       const list = mount(engine);
       await expect.poll(() => list.querySelector('[data-seq="1999"]'), { timeout: 30_000 }).not.toBeNull();
       expect(distanceFromBottom(list)).toBeLessThan(60);
       await expect.poll(() => list.querySelectorAll("[data-nacre-message]").length, { timeout: 30_000 }).toBe(2000);
       expect(list.querySelector("[data-rendering]")).toBeNull();
-      // Older rows arrived above without moving the view off the end.
+      // Only what is on screen (and a few rows beyond) is rendered in full.
+      const full = list.querySelectorAll("[data-nacre-message]:not([data-placeholder])").length;
+      expect(full).toBeGreaterThan(0);
+      expect(full).toBeLessThan(60);
+      expect(list.querySelector('[data-seq="1999"]')).not.toHaveAttribute("data-placeholder");
       await expect.poll(() => distanceFromBottom(list), { timeout: 30_000 }).toBeLessThan(60);
+    });
+  });
+
+  describe("when the reader finds text in a far message with the browser's find", () => {
+    it("should find it in its row and bring that row into view", async () => {
+      const messages = longLog(1000);
+      messages[10] = { seq: 10, role: "user", parts: [{ type: "text", text: "where is the quokka ledger kept?" }] };
+      const list = mount(createMockEngine({ chats: { c: { messages } } }));
+      await loaded(list, 2000);
+      // `window.find` is Chromium's find-in-page for scripts: it searches the page as laid out and selects the
+      // match. It does not scroll; the browser's own find then scrolls the match into view, as done here.
+      const found = (window as unknown as { find(text: string): boolean }).find("quokka ledger");
+      expect(found).toBe(true);
+      const match = window.getSelection()?.anchorNode?.parentElement;
+      expect(match?.closest("[data-seq]")).toHaveAttribute("data-seq", "10");
+      match?.scrollIntoView({ block: "center" });
+      // The list stops following the end, keeps the match in view, and renders that message in full.
+      await expect
+        .poll(() => list.querySelector('[data-seq="10"]')?.hasAttribute("data-placeholder"), { timeout: 30_000 })
+        .toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const top = rowTop(list, 10);
+      expect(top).toBeGreaterThan(-60);
+      expect(top).toBeLessThan(list.clientHeight);
+      expect(list.querySelector('[data-seq="10"]')).toHaveTextContent("where is the quokka ledger kept?");
+      expect(list).not.toHaveAttribute("data-pinned");
     });
   });
 
@@ -48,32 +112,161 @@ describe("MessageList in Chromium", { timeout: 90_000 }, () => {
     it("should follow the new text", async () => {
       const engine = createMockEngine({
         chats: { c: { messages: longLog(30) } },
-        turns: { reply: "A long streamed answer. ".repeat(80) },
+        turns: streamingReply,
         chunkSize: 24,
       });
       const list = mount(engine);
       await expect.poll(() => list.querySelectorAll("[data-nacre-message]").length, { timeout: 30_000 }).toBe(60);
-      await engine.sendTurn({ chatId: "c", seq: 60, text: "go on" }).done;
+      await act(async () => {
+        await engine.sendTurn({ chatId: "c", seq: 60, text: "go on" }).done;
+      });
       await expect.poll(() => list.querySelector('[data-seq="61"]'), { timeout: 30_000 }).not.toBeNull();
       await expect.poll(() => distanceFromBottom(list), { timeout: 30_000 }).toBeLessThan(60);
+      expect(list).toHaveAttribute("data-pinned");
     });
   });
 
-  describe("when the person scrolled up to read", () => {
-    it("should stay where they are while a reply streams", async () => {
+  describe("when the person scrolled up to read while a reply streams", () => {
+    it("should stop following and stay where they are", async () => {
       const engine = createMockEngine({
         chats: { c: { messages: longLog(30) } },
-        turns: { reply: "A long streamed answer. ".repeat(80) },
-        chunkSize: 24,
+        turns: streamingReply,
+        chunkSize: 8,
+        delayMs: 5,
       });
       const list = mount(engine);
       await expect.poll(() => list.querySelectorAll("[data-nacre-message]").length, { timeout: 30_000 }).toBe(60);
-      list.scrollTop = 100;
-      list.dispatchEvent(new Event("scroll"));
+      let done: Promise<unknown> = Promise.resolve();
+      act(() => {
+        done = engine.sendTurn({ chatId: "c", seq: 60, text: "go on" }).done;
+      });
+      // The person's message is in the log and the reply is being written: now they scroll up to read.
+      await expect.poll(() => list.querySelector('[data-seq="60"]'), { timeout: 30_000 }).not.toBeNull();
+      await expect.poll(() => list.querySelector("[data-streaming]"), { timeout: 30_000 }).not.toBeNull();
+      await readerScrollsTo(list, 100);
       await expect.poll(() => list.hasAttribute("data-pinned"), { timeout: 30_000 }).toBe(false);
-      await engine.sendTurn({ chatId: "c", seq: 60, text: "go on" }).done;
+      // The rows around the reader's place render in full first; the place stays what it was.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const seqAtTop = firstRowInView(list);
+      expect(seqAtTop).toBeGreaterThanOrEqual(0);
+      const topBefore = rowTop(list, seqAtTop);
+      await act(async () => {
+        await done;
+      });
       await expect.poll(() => list.querySelector('[data-seq="61"]'), { timeout: 30_000 }).not.toBeNull();
-      expect(list.scrollTop).toBe(100);
+      expect(Math.abs(rowTop(list, seqAtTop) - topBefore)).toBeLessThan(2);
+      expect(distanceFromBottom(list)).toBeGreaterThan(200);
+    });
+  });
+
+  describe("when the person sends a message while scrolled up", () => {
+    it("should bring them to their own message and follow the reply", async () => {
+      const engine = createMockEngine({ chats: { c: { messages: longLog(200) } }, turns: streamingReply });
+      const list = mount(engine);
+      await loaded(list, 400);
+      await readerScrollsTo(list, 200);
+      await expect.poll(() => list.hasAttribute("data-pinned"), { timeout: 30_000 }).toBe(false);
+      await act(async () => {
+        await engine.sendTurn({ chatId: "c", seq: 400, text: "and the totals?" }).done;
+      });
+      await expect.poll(() => list.querySelector('[data-seq="401"]'), { timeout: 30_000 }).not.toBeNull();
+      await expect.poll(() => distanceFromBottom(list), { timeout: 30_000 }).toBeLessThan(60);
+      expect(list).toHaveAttribute("data-pinned");
+      const own = list.querySelector('[data-seq="400"]') as HTMLElement;
+      expect(own).toHaveAttribute("data-role", "user");
+      expect(own).toHaveTextContent("and the totals?");
+    });
+  });
+
+  describe("given the reader scrolled up, with Jump to latest in the list", () => {
+    it("should show the button, bring them to the end when pressed, and hide it again", async () => {
+      const engine = createMockEngine({ chats: { c: { messages: longLog(300) } } });
+      const list = mount(
+        engine,
+        <>
+          <MessageListItems />
+          <MessageListJumpToLatest />
+        </>,
+      );
+      await expect.poll(() => list.querySelector('[data-seq="599"]'), { timeout: 30_000 }).not.toBeNull();
+      expect(list.querySelector("[data-nacre-jump-to-latest]")).toBeNull();
+      await readerScrollsTo(list, 0);
+      const button = await expect
+        .poll(() => list.querySelector("[data-nacre-jump-to-latest]"), { timeout: 30_000 })
+        .not.toBeNull()
+        .then(() => list.querySelector("[data-nacre-jump-to-latest]") as HTMLButtonElement);
+      expect(button).toHaveAccessibleName("Jump to latest");
+      act(() => button.click());
+      await expect.poll(() => distanceFromBottom(list), { timeout: 30_000 }).toBeLessThan(60);
+      await expect.poll(() => list.querySelector("[data-nacre-jump-to-latest]"), { timeout: 30_000 }).toBeNull();
+      expect(list).toHaveAttribute("data-pinned");
+      await expect
+        .poll(() => list.querySelector('[data-seq="599"]')?.hasAttribute("data-placeholder"), { timeout: 30_000 })
+        .toBe(false);
+    });
+  });
+
+  describe("given a folded chat, with Jump to where the model's memory starts", () => {
+    it("should bring the divider to the top of the view", async () => {
+      const summary: SummaryState = {
+        text: "The person asked how each part works.",
+        model: "mock-small",
+        firstKeptSeq: 300,
+        reason: "budget",
+        before: { messages: 400, tokens: 24_000 },
+        after: { messages: 100, tokens: 6_000 },
+        at: 0,
+      };
+      const engine = createMockEngine({ chats: { c: { messages: longLog(200), summary } } });
+      const list = mount(
+        engine,
+        <>
+          <MessageListItems />
+          <MessageListJumpToMemoryStart />
+        </>,
+      );
+      await loaded(list, 400);
+      expect(list.querySelectorAll("[data-nacre-divider-row]")).toHaveLength(1);
+      const divider = list.querySelector("[data-nacre-divider-row]") as HTMLElement;
+      expect(divider.nextElementSibling).toHaveAttribute("data-seq", "300");
+      expect(list.querySelector('[data-seq="299"]')).toHaveAttribute("data-folded");
+      const button = list.querySelector("[data-nacre-jump-to-memory-start]") as HTMLButtonElement;
+      expect(button).toHaveAccessibleName("Jump to where the model's memory starts");
+      act(() => button.click());
+      await expect
+        .poll(() => Math.abs(divider.getBoundingClientRect().top - list.getBoundingClientRect().top), {
+          timeout: 30_000,
+        })
+        .toBeLessThan(4);
+      expect(list).not.toHaveAttribute("data-pinned");
+      // The rows around the divider are the ones rendered in full now.
+      await expect
+        .poll(() => list.querySelector('[data-seq="300"]')?.hasAttribute("data-placeholder"), { timeout: 30_000 })
+        .toBe(false);
+    });
+  });
+
+  describe("when the same chat is opened again after a reload", () => {
+    it("should put the reader back where they were", async () => {
+      const first = mount(createMockEngine({ chats: { c: { messages: longLog(300) } } }));
+      await loaded(first, 600);
+      const row = first.querySelector('[data-seq="250"]') as HTMLElement;
+      await readerScrollsTo(
+        first,
+        first.scrollTop + row.getBoundingClientRect().top - first.getBoundingClientRect().top + 10,
+      );
+      await expect
+        .poll(() => JSON.parse(sessionStorage.getItem("nacre:message-list:mock:c") ?? "null"), { timeout: 30_000 })
+        .toEqual({ atEnd: false, seq: 250, offset: 10 });
+      cleanup();
+
+      const again = mount(createMockEngine({ chats: { c: { messages: longLog(300) } } }));
+      await expect.poll(() => again.querySelector('[data-seq="250"]'), { timeout: 30_000 }).not.toBeNull();
+      await expect.poll(() => Math.round(rowTop(again, 250)), { timeout: 30_000 }).toBe(-10);
+      expect(again).not.toHaveAttribute("data-pinned");
+      await expect
+        .poll(() => again.querySelector('[data-seq="250"]')?.hasAttribute("data-placeholder"), { timeout: 30_000 })
+        .toBe(false);
     });
   });
 });

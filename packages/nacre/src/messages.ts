@@ -86,6 +86,10 @@ export interface NacreMessages {
 
   /** The message list's accessible name. Default: "Messages". */
   messageListLabel: string;
+  /** The list's button back to the newest message. Default: "Jump to latest". */
+  jumpToLatest: string;
+  /** The button to the divider, where the model's word-for-word memory starts. */
+  jumpToMemoryStart: string;
   roleLabel(role: MessageRole): string;
   /** A tool call inside an assistant message. */
   toolCall(values: { readonly name: string }): string;
@@ -247,6 +251,8 @@ export const defaultMessages: NacreMessages = {
     `${format(percent)}% of ${model ? `${model}'s` : "the model's"} window (${format(usedTokens)} of ${format(window)} tokens)`,
 
   messageListLabel: "Messages",
+  jumpToLatest: "Jump to latest",
+  jumpToMemoryStart: "Jump to where the model's memory starts",
   roleLabel,
   toolCall: ({ name }) => `Called ${name}`,
   toolResult: ({ name, isError }) => `${isError ? "Failed" : "Result"}${name ? ` of ${name}` : ""}`,

@@ -1,1 +1,6 @@
-export { MessageListItems as Items, MessageListRoot as Root } from "../message-list.js";
+export {
+  MessageListItems as Items,
+  MessageListJumpToLatest as JumpToLatest,
+  MessageListJumpToMemoryStart as JumpToMemoryStart,
+  MessageListRoot as Root,
+} from "../message-list.js";

@@ -1,0 +1,297 @@
+"use client";
+import { type ChatMessage, newestTurnStart } from "@conch/engine-client";
+import {
+  type ComponentPropsWithoutRef,
+  forwardRef,
+  startTransition,
+  useContext,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from "react";
+import { useConversation, useStreamingMessage } from "./conversation.js";
+import { composeRefs } from "./internal/primitives.js";
+import { Message, StreamingMessage } from "./message.js";
+import { MessageListContext } from "./message-list-control.js";
+import { groupSize, type RenderMessage, RowGroup } from "./message-list-rows.js";
+import {
+  currentPosition,
+  indexOfSeq,
+  type RowWindow,
+  readPosition,
+  type SavedPosition,
+  visibleSeqs,
+  writePosition,
+} from "./message-list-window.js";
+
+export interface MessageListItemsProps extends ComponentPropsWithoutRef<"ol"> {
+  /** How many of the newest messages are in the page after the first render; older ones follow in the background. Default 200. */
+  initialRows?: number;
+  /** How many older messages each background step adds. Default 1,000. */
+  rowsPerStep?: number;
+  /** Messages rendered in full beyond each edge of the view. Default 8. */
+  overscan?: number;
+  /** Renders a message in full your own way (the list, divider, problem card and placeholders stay the list's). */
+  renderMessage?: RenderMessage;
+  /**
+   * Where the reader's place in this chat is kept across a reload (sessionStorage), or `false` for nowhere.
+   * Default: a key of the engine's id and the chat id.
+   */
+  positionKey?: string | false;
+}
+
+const defaultRenderMessage: RenderMessage = ({ message, folded }) => <Message message={message} folded={folded} />;
+
+interface ItemsState {
+  readonly chat: string;
+  /** Index of the oldest message in the page; older ones are added in the background. */
+  readonly mountedFrom: number;
+  readonly window: RowWindow;
+  /** Where to put the view after the first render with messages. */
+  readonly start: SavedPosition | null;
+}
+
+const rowOf = (list: HTMLElement, seq: number) => list.querySelector(`:scope > [data-seq="${seq}"]`);
+
+function clampWindow(from: number, to: number, count: number): RowWindow {
+  return { from: Math.max(0, from), to: Math.min(count, to) };
+}
+
+/** The first state of a chat's list: the end (or the saved place) in full, a few hundred rows around it in the page. */
+function firstState(
+  chat: string,
+  messages: readonly ChatMessage[],
+  saved: SavedPosition | null,
+  initialRows: number,
+  overscan: number,
+): ItemsState {
+  const count = messages.length;
+  const at = saved && !saved.atEnd ? indexOfSeq(messages, saved.seq) : -1;
+  const anchor = at === -1 ? count - 1 : at;
+  return {
+    chat,
+    mountedFrom: Math.max(0, Math.min(anchor - overscan * 4, count - initialRows)),
+    window:
+      at === -1
+        ? clampWindow(count - 3 * overscan, count, count)
+        : clampWindow(at - overscan, at + 3 * overscan, count),
+    start: at === -1 ? { atEnd: true } : (saved as SavedPosition),
+  };
+}
+
+/**
+ * Every message of the log, in order: the ones on screen (and `overscan` beyond) rendered in full, the others as
+ * plain-text placeholders under `content-visibility: auto` (cheap, and find-in-page finds their text), the summary
+ * divider where the model's memory starts, the turn problem after its message, and the message being written.
+ * A long log puts its newest `initialRows` in the page first and the older ones in background steps (React
+ * transitions, which yield to input); `data-rendering` meanwhile. A streamed delta renders the streaming row only.
+ */
+export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsProps>(function MessageListItems(
+  {
+    initialRows = 200,
+    rowsPerStep = 1000,
+    overscan = 8,
+    renderMessage = defaultRenderMessage,
+    positionKey,
+    children,
+    ...props
+  },
+  ref,
+) {
+  const { engine, chatId, messages, firstKeptSeq, problem, compacting, summary } = useConversation();
+  const list = useContext(MessageListContext);
+  const element = useRef<HTMLOListElement | null>(null);
+  const chat = `${engine.id}\u0000${chatId}`;
+  const storageKey = positionKey === false ? null : (positionKey ?? `nacre:message-list:${engine.id}:${chatId}`);
+  const count = messages.length;
+
+  const [state, setState] = useState<ItemsState | null>(null);
+  let current = state;
+  if (count > 0 && (current === null || current.chat !== chat)) {
+    current = firstState(chat, messages, storageKey ? readPosition(storageKey) : null, initialRows, overscan);
+    setState(current);
+  }
+  const mountedFrom = current ? Math.min(current.mountedFrom, count) : count;
+  const window = current?.window ?? { from: count, to: count };
+  // Rows measured in full, by seq; a new map when one changed enough to matter, so groups render again.
+  const heights = useRef(new Map<number, number>());
+
+  // The divider waits at the newest turn while a first fold runs, where a fold on request will put it.
+  const summarisingAt = compacting && !summary ? newestTurnStart(messages) : null;
+  const dividerAt = firstKeptSeq ?? summarisingAt;
+  const lastSeq = messages.at(-1)?.seq ?? -1;
+
+  // Older rows in the background, one step at a time.
+  useEffect(() => {
+    if (mountedFrom <= 0 || !current) return;
+    const timer = setTimeout(() =>
+      startTransition(() =>
+        setState((before) =>
+          before ? { ...before, mountedFrom: Math.max(0, before.mountedFrom - rowsPerStep) } : before,
+        ),
+      ),
+    );
+    return () => clearTimeout(timer);
+  }, [mountedFrom, rowsPerStep, current]);
+
+  // Keeps the rows in full around the view: on scroll, on resize, and after every render.
+  const windowRef = useRef(window);
+  windowRef.current = window;
+  const check = useRef(() => {});
+  check.current = () => {
+    const node = element.current;
+    const scroller = list.scroller.current;
+    if (!node || !scroller || count === 0) return;
+    const seen = visibleSeqs(node, scroller, 0);
+    if (!seen) return;
+    for (let child = seen.firstChild; child <= seen.lastChild; child += 1) {
+      const row = node.children[child] as HTMLElement | undefined;
+      const seq = row?.getAttribute("data-seq");
+      if (row && seq && !row.hasAttribute("data-placeholder")) heights.current.set(Number(seq), row.offsetHeight);
+    }
+    const first = indexOfSeq(messages, seen.firstSeq);
+    const last = indexOfSeq(messages, seen.lastSeq);
+    if (first === -1 || last === -1) return;
+    const shown = windowRef.current;
+    if (first >= shown.from && last < shown.to) return;
+    const next = clampWindow(first - overscan, last + 1 + overscan, count);
+    windowRef.current = next;
+    setState((before) => (before ? { ...before, window: next } : before));
+  };
+  useEffect(() => {
+    const scroller = list.scroller.current;
+    if (!scroller) return;
+    let frame = 0;
+    let saveTimer: ReturnType<typeof setTimeout> | undefined;
+    const save = () => {
+      const node = element.current;
+      if (!storageKey || !node || !list.scroller.current) return;
+      const position = currentPosition(node, list.scroller.current, list.pinned.current);
+      if (position) writePosition(storageKey, position);
+    };
+    const onScroll = () => {
+      if (!frame) {
+        frame = requestAnimationFrame(() => {
+          frame = 0;
+          const node = element.current;
+          if (node && !list.pinned.current) {
+            const position = currentPosition(node, scroller, false);
+            if (position && !position.atEnd) list.setAnchor(() => rowOf(node, position.seq), position.offset);
+          }
+          check.current();
+        });
+      }
+      clearTimeout(saveTimer);
+      saveTimer = setTimeout(save, 150);
+    };
+    scroller.addEventListener("scroll", onScroll, { passive: true });
+    globalThis.addEventListener?.("pagehide", save);
+    return () => {
+      scroller.removeEventListener("scroll", onScroll);
+      globalThis.removeEventListener?.("pagehide", save);
+      cancelAnimationFrame(frame);
+      clearTimeout(saveTimer);
+    };
+  }, [list, storageKey]);
+
+  // After the first render with messages: the view goes to the end, or back to the reader's place.
+  const started = useRef<string | null>(null);
+  useLayoutEffect(() => {
+    if (!current || started.current === current.chat) return;
+    started.current = current.chat;
+    const start = current.start;
+    const node = element.current;
+    if (!start || start.atEnd || !node) {
+      list.scrollToEnd();
+      return;
+    }
+    list.holdAt(() => rowOf(node, start.seq), start.offset);
+  });
+
+  // Runs when a row is added, the divider moves or a problem shows: the list grew. The person's own new message
+  // brings the view to the end, wherever they were reading.
+  const previousLast = useRef(lastSeq);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: these values are the trigger, not inputs
+  useLayoutEffect(() => {
+    const sent = previousLast.current !== -1 && lastSeq > previousLast.current && messages.at(-1)?.role === "user";
+    previousLast.current = lastSeq;
+    if (sent) list.scrollToEnd();
+    else list.grew();
+  }, [list, lastSeq, dividerAt, problem]);
+
+  // After every render: keep a held place, then, once the browser has laid the rows out and adjusted the
+  // scroll for rows added above (scroll anchoring, in the next frame), see whether other rows need rendering.
+  useLayoutEffect(() => {
+    list.keepPlace();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(() => {
+        list.keepPlace();
+        check.current();
+      });
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  });
+
+  const groups = useMemo(() => {
+    const out = [];
+    const folded = firstKeptSeq ?? -1;
+    for (let start = Math.floor(mountedFrom / groupSize) * groupSize; start < count; start += groupSize) {
+      const from = Math.max(start, mountedFrom);
+      const end = Math.min(count, start + groupSize);
+      const first = messages[from] as ChatMessage;
+      const last = messages[end - 1] as ChatMessage;
+      const fullFrom = Math.max(from, window.from);
+      const fullTo = Math.min(end, window.to);
+      const hasFull = fullFrom < fullTo;
+      const inGroup = (seq: number | null) => (seq !== null && seq >= first.seq && seq <= last.seq ? seq : null);
+      out.push(
+        <RowGroup
+          key={start}
+          messages={messages}
+          start={from}
+          end={end}
+          fullFrom={hasFull ? fullFrom : 0}
+          fullTo={hasFull ? fullTo : 0}
+          dividerAt={inGroup(dividerAt)}
+          problemSeq={inGroup(problem?.seq ?? null)}
+          foldedBelow={folded <= first.seq ? -1 : folded > last.seq ? Number.POSITIVE_INFINITY : folded}
+          renderMessage={hasFull ? renderMessage : null}
+          heights={heights.current}
+        />,
+      );
+    }
+    return out;
+  }, [messages, count, mountedFrom, window, dividerAt, problem, firstKeptSeq, renderMessage]);
+
+  return (
+    <ol
+      data-nacre-message-items=""
+      {...(mountedFrom > 0 ? { "data-rendering": "" } : {})}
+      {...props}
+      ref={composeRefs(ref, element)}
+    >
+      {groups}
+      <StreamingRow lastSeq={lastSeq} />
+      {children}
+    </ol>
+  );
+});
+MessageListItems.displayName = "MessageList.Items";
+
+function StreamingRow({ lastSeq }: { lastSeq: number }) {
+  const streaming = useStreamingMessage();
+  const list = useContext(MessageListContext);
+  const visible = streaming !== null && streaming.seq > lastSeq;
+  const length = visible ? streaming.text.length + streaming.thinking.length : 0;
+  useLayoutEffect(() => {
+    if (length > 0) list.grew();
+  }, [list, length]);
+  if (!visible) return null;
+  return <StreamingMessage key={streaming.seq} streaming={streaming} />;
+}

@@ -1,0 +1,158 @@
+"use client";
+import { Slot } from "@radix-ui/react-slot";
+import {
+  type ComponentPropsWithoutRef,
+  forwardRef,
+  type UIEvent,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from "react";
+import { useNacreMessages } from "./conversation.js";
+import { composeEventHandlers, composeRefs } from "./internal/primitives.js";
+import { MessageListContext, type MessageListControl, MessageListPinnedContext } from "./message-list-control.js";
+import { MessageListItems } from "./message-list-items.js";
+import { MessageListJumpToLatest } from "./message-list-jump.js";
+import { scrollRowTo } from "./message-list-window.js";
+
+/** Within this many pixels of the bottom, the list follows new text. */
+const pinSlack = 48;
+/** How long a jump holds its row in place while the rows around it settle (unless the reader scrolls). */
+const holdMs = 1500;
+
+type Place = { find: () => Element | null; offset: number; until: number } | null;
+/** A jump's target holds for a while; the reader's own anchor has no end. */
+const isHeld = (place: Place) => place !== null && place.until !== Number.POSITIVE_INFINITY;
+
+export interface MessageListRootProps extends ComponentPropsWithoutRef<"div"> {
+  asChild?: boolean;
+}
+
+/**
+ * The scrolling view of the chat; it follows new text while the person is at the bottom and stays put when
+ * they scrolled up, and goes to the end when the person sends. Without children: `MessageList.Items` and
+ * `MessageList.JumpToLatest`. Focusable, named "Messages". `data-nacre-message-list`, `data-pinned` while following.
+ */
+export const MessageListRoot = forwardRef<HTMLDivElement, MessageListRootProps>(function MessageListRoot(
+  { asChild, children, onScroll, ...props },
+  ref,
+) {
+  const messages = useNacreMessages();
+  const element = useRef<HTMLDivElement | null>(null);
+  const pinnedRef = useRef(true);
+  const [pinned, setPinned] = useState(true);
+  // The place to keep while heights change: a jump's target (held for a moment), or the reader's own place.
+  const place = useRef<Place>(null);
+  // scrollTop right after the list last scrolled itself to the end.
+  const endTop = useRef(0);
+
+  const control = useMemo<MessageListControl>(() => {
+    const setPin = (value: boolean) => {
+      pinnedRef.current = value;
+      setPinned(value);
+    };
+    const keepPlace = () => {
+      const kept = place.current;
+      const node = element.current;
+      if (!kept || !node || pinnedRef.current) return;
+      if (performance.now() > kept.until) {
+        place.current = null;
+        return;
+      }
+      const row = kept.find();
+      if (row) scrollRowTo(node, row, kept.offset);
+    };
+    const toEnd = (node: HTMLElement) => {
+      node.scrollTop = node.scrollHeight;
+      endTop.current = node.scrollTop;
+    };
+    return {
+      scroller: element,
+      pinned: pinnedRef,
+      grew() {
+        const node = element.current;
+        if (!node) return;
+        // Growth never moves scrollTop up (shrinking clamps it, but to the end): the reader scrolled up before
+        // their scroll event arrived, so stop following.
+        const distance = node.scrollHeight - node.scrollTop - node.clientHeight;
+        if (pinnedRef.current && node.scrollTop < endTop.current - 2 && distance > pinSlack) setPin(false);
+        if (pinnedRef.current) toEnd(node);
+        else keepPlace();
+      },
+      scrollToEnd() {
+        place.current = null;
+        setPin(true);
+        const node = element.current;
+        if (node) toEnd(node);
+      },
+      holdAt(find, offset) {
+        setPin(false);
+        place.current = { find, offset, until: performance.now() + holdMs };
+        keepPlace();
+      },
+      setAnchor(find, offset) {
+        if (!isHeld(place.current)) place.current = { find, offset, until: Number.POSITIVE_INFINITY };
+      },
+      keepPlace,
+    };
+  }, []);
+
+  useLayoutEffect(() => {
+    const node = element.current;
+    if (!node) return;
+    // Whatever the reader does to scroll ends a held place; a wheel up stops following at once.
+    const release = (event: Event) => {
+      if (isHeld(place.current)) place.current = null;
+      if (event instanceof WheelEvent && event.deltaY < 0 && pinnedRef.current) {
+        pinnedRef.current = false;
+        setPinned(false);
+      }
+    };
+    const intents = ["wheel", "touchstart", "pointerdown", "keydown"] as const;
+    for (const intent of intents) node.addEventListener(intent, release, { passive: true });
+    // Rows settle their height after they render (fonts, placeholders laid out): keep following meanwhile.
+    const observer = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(() => control.grew());
+    for (const child of node.children) observer?.observe(child);
+    return () => {
+      for (const intent of intents) node.removeEventListener(intent, release);
+      observer?.disconnect();
+    };
+  }, [control]);
+
+  const Component = asChild ? Slot : "div";
+  return (
+    <MessageListContext.Provider value={control}>
+      <MessageListPinnedContext.Provider value={pinned}>
+        <Component
+          role="region"
+          aria-label={messages.messageListLabel}
+          // The list scrolls: keyboard people need to reach it too.
+          tabIndex={0}
+          data-nacre-message-list=""
+          {...(pinned ? { "data-pinned": "" } : {})}
+          {...props}
+          onScroll={composeEventHandlers(onScroll, (event: UIEvent<HTMLDivElement>) => {
+            const node = event.currentTarget;
+            const atEnd = node.scrollHeight - node.scrollTop - node.clientHeight <= pinSlack;
+            // A held place is not the end, even when the row is near it.
+            const isPinned = atEnd && !isHeld(place.current);
+            if (isPinned !== pinnedRef.current) {
+              pinnedRef.current = isPinned;
+              setPinned(isPinned);
+            }
+          })}
+          ref={composeRefs(ref, element)}
+        >
+          {children ?? (
+            <>
+              <MessageListItems />
+              <MessageListJumpToLatest />
+            </>
+          )}
+        </Component>
+      </MessageListPinnedContext.Provider>
+    </MessageListContext.Provider>
+  );
+});
+MessageListRoot.displayName = "MessageList.Root";

@@ -12,7 +12,7 @@ function stream(text: string, size: number): StreamBlock[][] {
 
 const joined = (blocks: readonly StreamBlock[]) => blocks.flatMap((block) => block.chunks).join("");
 
-describe("splitStream", () => {
+describe("splitStream", { timeout: 30_000 }, () => {
   describe("given prose, a code fence and more prose, delta by delta", () => {
     it("should keep the text exactly, in prose and code blocks, closed ones unchanged", () => {
       const text =
@@ -50,7 +50,7 @@ describe("splitStream", () => {
       const text = `\`\`\`js\n${lines.join("\n")}\n\`\`\`\n`;
       const splitter = createStreamSplitter();
       let previous: StreamBlock[] = [];
-      for (let end = 40; end < text.length + 40; end += 40) {
+      for (let end = 97; end < text.length + 97; end += 97) {
         const blocks = splitStream(splitter, text.slice(0, end));
         const before = previous.at(-1)?.chunks ?? [];
         const now = blocks.at(-1)?.chunks ?? [];

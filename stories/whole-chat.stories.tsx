@@ -16,7 +16,7 @@ type Story = StoryObj<typeof meta>;
 async function send(canvas: ReturnType<typeof within>, text: string) {
   const box = canvas.getByRole("textbox", { name: "Message" });
   await userEvent.type(box, `${text}{Enter}`);
-  await waitFor(() => expect(canvas.getByRole("button", { name: "Send" })).toBeInTheDocument());
+  await waitFor(() => expect(canvas.getByRole("button", { name: "Send" })).toBeInTheDocument(), { timeout: 10_000 });
 }
 
 export const FoldsRetriesAndTooLong: Story = {

@@ -114,10 +114,9 @@ export const SummaryDividerTrigger = forwardRef<HTMLButtonElement, SummaryDivide
         {children ?? (
           <>
             {data.summary && !data.summarising ? (
-              // Shows that the line opens; the button's aria-expanded says it to assistive technology.
-              <span data-nacre-summary-divider-chevron="" aria-hidden="true">
-                ▸
-              </span>
+              // Shows that the line opens (the stylesheet draws it, so the line's text stays the label alone);
+              // the button's aria-expanded says it to assistive technology.
+              <span data-nacre-summary-divider-chevron="" aria-hidden="true" />
             ) : null}
             <span data-nacre-summary-divider-label="" aria-live="polite">
               {label}

@@ -115,3 +115,23 @@ export function chatSteps(page: () => Page, patient: { readonly timeout: number 
 
   return { composer, userMessages, dividerLine, summaryOpened, waitUntilReady, sendAndWait };
 }
+
+/**
+ * Text reduced to its words, so that a message compares the same in full (Markdown rendered, a role label) and as
+ * its plain-text placeholder (Markdown as typed).
+ */
+export function wordsOf(text: string): string {
+  return text.replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+}
+
+/** Each message row in the page: its seq, role, whether it is a placeholder, and its text. */
+export function messageRows(page: Page) {
+  return page.locator("[data-nacre-message]").evaluateAll((rows) =>
+    rows.map((row) => ({
+      seq: row.getAttribute("data-seq"),
+      role: row.getAttribute("data-role"),
+      placeholder: row.hasAttribute("data-placeholder"),
+      text: row.textContent ?? "",
+    })),
+  );
+}

@@ -20,6 +20,8 @@ import { scrollRowTo } from "./message-list-window.js";
 const pinSlack = 48;
 /** How long a jump holds its row in place while the rows around it settle (unless the reader scrolls). */
 const holdMs = 1500;
+/** A scroll this soon after the reader touched the list (wheel, touch, pointer, key) is theirs. */
+const intentMs = 1000;
 
 type Place = { find: () => Element | null; offset: number; until: number } | null;
 /** A jump's target holds for a while; the reader's own anchor has no end. */
@@ -44,8 +46,11 @@ export const MessageListRoot = forwardRef<HTMLDivElement, MessageListRootProps>(
   const [pinned, setPinned] = useState(true);
   // The place to keep while heights change: a jump's target (held for a moment), or the reader's own place.
   const place = useRef<Place>(null);
-  // scrollTop right after the list last scrolled itself to the end.
+  // scrollTop and scrollHeight right after the list last scrolled itself to the end (or saw it there).
   const endTop = useRef(0);
+  const endHeight = useRef(0);
+  // When the reader last did something that scrolls (wheel, touch, pointer, key).
+  const intentAt = useRef(Number.NEGATIVE_INFINITY);
 
   const control = useMemo<MessageListControl>(() => {
     const setPin = (value: boolean) => {
@@ -66,6 +71,7 @@ export const MessageListRoot = forwardRef<HTMLDivElement, MessageListRootProps>(
     const toEnd = (node: HTMLElement) => {
       node.scrollTop = node.scrollHeight;
       endTop.current = node.scrollTop;
+      endHeight.current = node.scrollHeight;
     };
     return {
       scroller: element,
@@ -73,10 +79,11 @@ export const MessageListRoot = forwardRef<HTMLDivElement, MessageListRootProps>(
       grew() {
         const node = element.current;
         if (!node) return;
-        // Growth never moves scrollTop up (shrinking clamps it, but to the end): the reader scrolled up before
-        // their scroll event arrived, so stop following.
+        // The reader scrolled up before their scroll event arrived: stop following. Without their hand on the
+        // list, a move up is the browser's scroll anchoring (rows above settled smaller), not a reader.
         const distance = node.scrollHeight - node.scrollTop - node.clientHeight;
-        if (pinnedRef.current && node.scrollTop < endTop.current - 2 && distance > pinSlack) setPin(false);
+        const reader = performance.now() - intentAt.current < intentMs;
+        if (pinnedRef.current && reader && node.scrollTop < endTop.current - 2 && distance > pinSlack) setPin(false);
         if (pinnedRef.current) toEnd(node);
         else keepPlace();
       },
@@ -103,6 +110,7 @@ export const MessageListRoot = forwardRef<HTMLDivElement, MessageListRootProps>(
     if (!node) return;
     // Whatever the reader does to scroll ends a held place; a wheel up stops following at once.
     const release = (event: Event) => {
+      intentAt.current = performance.now();
       if (isHeld(place.current)) place.current = null;
       if (event instanceof WheelEvent && event.deltaY < 0 && pinnedRef.current) {
         pinnedRef.current = false;
@@ -135,6 +143,18 @@ export const MessageListRoot = forwardRef<HTMLDivElement, MessageListRootProps>(
           onScroll={composeEventHandlers(onScroll, (event: UIEvent<HTMLDivElement>) => {
             const node = event.currentTarget;
             const atEnd = node.scrollHeight - node.scrollTop - node.clientHeight <= pinSlack;
+            // Following, and the view moved off the end by no more than the rows changed height since it was last
+            // there, with no reader's hand on the list: the layout moved it (rows rendered in full, placeholders
+            // laid out), not a reader: stay at the end. A move farther than any change of height (the browser's
+            // find, a script) is a move away.
+            const distance = node.scrollHeight - node.scrollTop - node.clientHeight;
+            const laidOut = distance <= Math.abs(node.scrollHeight - endHeight.current) + pinSlack;
+            const reader = performance.now() - intentAt.current < intentMs;
+            if (pinnedRef.current && !atEnd && !reader && laidOut) {
+              control.grew();
+              return;
+            }
+            if (atEnd) endHeight.current = node.scrollHeight;
             // A held place is not the end, even when the row is near it.
             const isPinned = atEnd && !isHeld(place.current);
             if (isPinned !== pinnedRef.current) {

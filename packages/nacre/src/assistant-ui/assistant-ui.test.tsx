@@ -120,6 +120,20 @@ describe("useNacreRuntime in assistant-ui's thread", () => {
     });
   });
 
+  describe("when /compact cannot run (nothing to fold yet)", () => {
+    it("should hand the draft back to the composer, not lose it", async () => {
+      const engine = createMockEngine({ chats: { c: { messages: chatLogFrom([["one", "reply one"]]) } } });
+      renderThread(engine);
+      await screen.findByText("reply one");
+      const box = screen.getByRole("textbox", { name: "Message" });
+      await userEvent.type(box, "/compact the names");
+      await userEvent.click(screen.getByRole("button", { name: "Send" }));
+      await waitFor(() => expect(box).toHaveValue("/compact the names"));
+      expect(engine.compactCalls).toEqual([]);
+      expect(engine.calls).toEqual([]);
+    });
+  });
+
   describe("when a turn ends too long", () => {
     it("should show the card under the person's message, with its one next step", async () => {
       const engine = createMockEngine({

@@ -29,6 +29,9 @@ function pictureOf(image: string, name: string): PicturePart {
   return { type: "picture", name, mediaType: "image/*", url: image };
 }
 
+/** Our messages are converted already; one function, so that assistant-ui's per-message cache holds. */
+const asIs = (message: ThreadMessageLike): ThreadMessageLike => message;
+
 function resultText(result: unknown): string {
   return typeof result === "string" ? result : JSON.stringify(result ?? null);
 }
@@ -43,16 +46,26 @@ function resultText(result: unknown): string {
 export function useNacreRuntime(target?: ConversationTarget): AssistantRuntime {
   const conversation = useConversation(target);
   const streaming = useStreamingMessage(target);
+  // The log's thread messages change with the log, not per streamed delta: only the last one is new then, and
+  // assistant-ui keeps the others' conversions (same objects, same converter).
+  const logged = useMemo(
+    () => toThreadMessages(conversation.messages, { firstKeptSeq: conversation.firstKeptSeq, streaming: null }),
+    [conversation.messages, conversation.firstKeptSeq],
+  );
+  const lastSeq = conversation.messages.at(-1)?.seq ?? -1;
   const messages = useMemo(
-    () => toThreadMessages(conversation.messages, { firstKeptSeq: conversation.firstKeptSeq, streaming }),
-    [conversation.messages, conversation.firstKeptSeq, streaming],
+    () =>
+      streaming && streaming.seq > lastSeq
+        ? [...logged, ...toThreadMessages([], { firstKeptSeq: null, streaming })]
+        : logged,
+    [logged, lastSeq, streaming],
   );
   // Results handed in one by one, per assistant message, until each of its calls has one.
   const pendingResults = useRef(new Map<number, Map<string, ToolResultPart>>());
 
   return useExternalStoreRuntime<ThreadMessageLike>({
     messages,
-    convertMessage: (message) => message,
+    convertMessage: asIs,
     isLoading: conversation.isLoading,
     isRunning: conversation.status !== "ready",
     isSendDisabled: !conversation.canSend,

@@ -17,6 +17,7 @@ import { chromium } from "playwright-core";
 import { build, defaultClientConditions, preview } from "vite";
 import { chromiumArgs, chromiumPath } from "../../scripts/chromium.js";
 import { median, round } from "../stats.js";
+import { adapterEntrySizes } from "./adapter-sizes.js";
 
 const { values } = parseArgs({
   options: {
@@ -90,6 +91,7 @@ async function bundleSize() {
 async function main() {
   log("bundle size of @conch/nacre (peers and dependencies external)…");
   const bundle = await bundleSize();
+  const adapters = await adapterEntrySizes(repoRoot, work);
 
   log("building the bench page…");
   const outDir = join(work, "page");
@@ -184,6 +186,7 @@ async function main() {
       deltaCommitP95: ratio(nacre.deltaCommitP95Ms, naive.deltaCommitP95Ms),
     },
     bundle,
+    adapters,
   };
 
   if (values.json) {
@@ -234,6 +237,11 @@ async function main() {
   console.log(
     `@conch/nacre bundle (peers and dependencies external): ${bundle.jsMinifiedBytes} B minified, ${bundle.jsGzipBytes} B gzipped; nacre.css ${bundle.cssBytes} B, ${bundle.cssGzipBytes} B gzipped`,
   );
+  for (const adapter of adapters) {
+    console.log(
+      `${adapter.name} adds (beyond the core): ${adapter.jsMinifiedBytes} B minified, ${adapter.jsGzipBytes} B gzipped`,
+    );
+  }
 }
 
 main().catch((error) => {

@@ -18,6 +18,7 @@ import {
   type SendOptions,
   type StreamingMessageState,
   type SummaryState,
+  type ToolResultPart,
   type TurnProblem,
   type Usage,
 } from "@conch/engine-client";
@@ -190,6 +191,11 @@ export interface Conversation {
   readonly compactUnavailable: CompactUnavailableReason | null;
   /** Sends the person's message; settles with the turn's end (null when no turn started). */
   send(text: string, options?: SendOptions): Promise<EngineEventOf<"turn-end"> | null>;
+  /**
+   * Hands the results of the tools the model called back to the engine, so the same turn goes on; busy like
+   * `send` (null when a turn already runs).
+   */
+  sendToolResults(results: readonly ToolResultPart[]): Promise<EngineEventOf<"turn-end"> | null>;
   /** Stops the running turn or fold. */
   abort(): void;
   /** Sends the problem's message again, as a new turn. */
@@ -246,6 +252,7 @@ export function useConversation(target?: ConversationTarget): Conversation {
       canSend: chat !== undefined && !activity.turnRunning && !activity.compacting,
       compactUnavailable,
       send,
+      sendToolResults: (results: readonly ToolResultPart[]) => store.sendToolResults(results),
       abort: () => store.abort(),
       retry: () => (problem ? send(problem.message, { retrySeq: problem.seq }) : Promise.resolve(null)),
       ...(canCompact ? { compact: (keep?: string) => store.compact(keep) } : {}),

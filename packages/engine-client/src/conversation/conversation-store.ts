@@ -3,7 +3,7 @@ import { isAbortError, TurnSequenceError } from "../errors.js";
 import type { CompactionReason, EngineEvent, EngineEventOf } from "../events.js";
 import { reduceChat } from "../kit/reduce-chat.js";
 import { nextSeq } from "../kit/turn-open.js";
-import type { PicturePart, ToolCallPart } from "../messages.js";
+import type { PicturePart, ToolCallPart, ToolResultPart } from "../messages.js";
 
 /**
  * Where a {@link ConversationStore} keeps the chat's snapshot and context usage: a query cache (Nacre's is
@@ -119,32 +119,55 @@ export class ConversationStore {
   readonly getStreaming = (): StreamingMessageState | null => this.#streaming;
 
   /** Sends the person's message as the next turn; settles with the turn's end (null when it could not start). */
-  async send(text: string, options: SendOptions = {}): Promise<EngineEventOf<"turn-end"> | null> {
+  send(text: string, options: SendOptions = {}): Promise<EngineEventOf<"turn-end"> | null> {
+    return this.#runTurn((snapshot, abortSignal) => {
+      const last = snapshot.messages.at(-1);
+      const retry = options.retrySeq !== undefined && last?.role === "user" && last.seq === options.retrySeq;
+      return this.engine.sendTurn({
+        chatId: this.chatId,
+        seq: retry ? (options.retrySeq as number) : nextSeq(snapshot.messages),
+        ...(retry ? { retry: true } : {}),
+        text,
+        ...(options.attachments ? { attachments: options.attachments } : {}),
+        abortSignal,
+      });
+    });
+  }
+
+  /**
+   * Hands the host's results of the tools the model called back to the engine: the same turn goes on (the
+   * results are one `tool` message at the next seq). Busy like `send`: null when a turn already runs.
+   */
+  sendToolResults(results: readonly ToolResultPart[]): Promise<EngineEventOf<"turn-end"> | null> {
+    if (results.length === 0) return Promise.resolve(null);
+    return this.#runTurn((snapshot, abortSignal) =>
+      this.engine.sendTurn({
+        chatId: this.chatId,
+        seq: nextSeq(snapshot.messages),
+        text: "",
+        toolResults: results,
+        abortSignal,
+      }),
+    );
+  }
+
+  /** One turn at a time, whatever starts it: busy state, abort, and one more try on a stale seq. */
+  async #runTurn(
+    start: (snapshot: ChatSnapshot, abortSignal: AbortSignal) => TurnStream,
+  ): Promise<EngineEventOf<"turn-end"> | null> {
     if (this.#activity.turnRunning) return null;
     this.#hold();
     const controller = new AbortController();
     this.#turnController = controller;
     this.#setActivity({ turnRunning: true, error: null });
     try {
-      const start = (snapshot: ChatSnapshot): TurnStream => {
-        const last = snapshot.messages.at(-1);
-        const retry = options.retrySeq !== undefined && last?.role === "user" && last.seq === options.retrySeq;
-        return this.engine.sendTurn({
-          chatId: this.chatId,
-          seq: retry ? (options.retrySeq as number) : nextSeq(snapshot.messages),
-          ...(retry ? { retry: true } : {}),
-          text,
-          ...(options.attachments ? { attachments: options.attachments } : {}),
-          abortSignal: controller.signal,
-        });
-      };
       try {
-        return await start(await this.cache.ensure()).done;
+        return await start(await this.cache.ensure(), controller.signal).done;
       } catch (error) {
         // Someone else wrote to the log (another tab, another component): read it again and try once more.
         // Every engine says so through the turn (a remote one can only learn it from its server).
         if (!TurnSequenceError.isInstance(error)) throw error;
-        return await start(await this.cache.refetch()).done;
+        return await start(await this.cache.refetch(), controller.signal).done;
       }
     } catch (error) {
       if (isAbortError(error)) return null;

@@ -1,0 +1,197 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createProvider } from "@conch/engine-client";
+import { createRemoteEngine } from "@conch/engine-client/remote";
+import { loadConversationFile, recordedTurns, tooLongBodyFor } from "@conch/fake-provider";
+import type { Browser, Page } from "playwright-core";
+import { build, defaultClientConditions } from "vite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type DemoFakeProvider,
+  firstChatModel,
+  loadSharedConversations,
+  recordedConversation,
+  startDemoFakeProvider,
+  summariserModel,
+} from "../dev/api/fake-provider.js";
+import { conversationsDir } from "../dev/transcript-plugin.js";
+import { createChatServer } from "../examples/assistant-ui-chat/server.js";
+import { launchChromium, repoRoot, screenshotDir } from "./helpers.js";
+
+/** Generous waits on conditions (a loaded 2-core machine), never fixed sleeps. */
+const patient = { timeout: 60_000 };
+
+/**
+ * examples/assistant-ui-chat as a person uses it: assistant-ui's thread primitives on `useNacreRuntime`, the
+ * engine on the example's Node server, over real HTTP to the fake provider, in Chromium.
+ */
+describe("examples/assistant-ui-chat in Chromium", () => {
+  let fake: DemoFakeProvider;
+  let server: Server;
+  let folder: string;
+  let url: string;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+  const conversation = loadConversationFile(recordedConversation.file).find(
+    (candidate) => candidate.id === recordedConversation.id,
+  );
+  if (!conversation) throw new Error(`No ${recordedConversation.id} in ../shared/data/conversations`);
+  const turns = recordedTurns(conversation.messages).filter((turn) => turn.person.trim() !== "");
+
+  const composer = () => page.getByRole("textbox", { name: "Message" });
+  const rows = (role: "user" | "assistant") => page.locator(`.message[data-role="${role}"]`);
+  const divider = () => page.locator("[data-nacre-summary-divider]");
+  const chat = async () => (await createRemoteEngine({ baseURL: `${url}api/engine` })).loadChat("assistant-ui-example");
+
+  async function waitUntilReady(target = page) {
+    await expect.poll(() => target.locator(".thread-header").getAttribute("data-status"), patient).toBe("ready");
+  }
+  /** Sends and waits until the turn is over; `added`: the person's messages the thread gains (a stale tab reads others'). */
+  async function send(text: string, target = page, added = 1) {
+    await waitUntilReady(target);
+    const before = await target.locator('.message[data-role="user"]').count();
+    await target.getByRole("textbox", { name: "Message" }).fill(text);
+    await target.getByRole("button", { name: "Send" }).click();
+    await expect.poll(() => target.locator('.message[data-role="user"]').count(), patient).toBe(before + added);
+    await waitUntilReady(target);
+  }
+
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), "assistant-ui-chat-"));
+    const pageDir = join(folder, "page");
+    // Built as `npm run build` does, from the workspace's sources.
+    await build({
+      configFile: join(repoRoot, "examples/assistant-ui-chat/vite.config.ts"),
+      resolve: { conditions: ["source", ...defaultClientConditions] },
+      build: { outDir: pageDir, emptyOutDir: true, reportCompressedSize: false },
+      logLevel: "warn",
+    });
+    fake = await startDemoFakeProvider({
+      dialect: "openrouter",
+      conversations: loadSharedConversations(conversationsDir(repoRoot)),
+    });
+    server = createChatServer({
+      provider: createProvider("openrouter", {
+        baseURL: fake.server.baseURL,
+        local: false,
+        cheapestModel: summariserModel,
+      }),
+      model: firstChatModel,
+      dataDir: join(folder, "chats"),
+      pageDir,
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1100, height: 860 } });
+    page.on("pageerror", (error) => pageErrors.push(String(error)));
+    await page.goto(url);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    if (server) await new Promise((resolve) => server.close(resolve));
+    await fake?.server.close();
+    if (folder) await rm(folder, { recursive: true, force: true });
+  });
+
+  it("should fold on Chat 8K within a handful of real turns, the divider before the first kept message", async () => {
+    await composer().waitFor(patient);
+    let sent = 0;
+    for (const turn of turns) {
+      await send(turn.person);
+      sent += 1;
+      const recorded = turn.rounds.map((round) => round.reply.trim()).find((reply) => reply !== "");
+      const answer = (await rows("assistant").last().textContent()) ?? "";
+      if (recorded) expect(answer).toContain(recorded.slice(0, 40));
+      if ((await divider().count()) > 0) break;
+    }
+    expect(sent).toBeLessThanOrEqual(6);
+    const snapshot = await chat();
+    const firstKeptSeq = snapshot.summary?.firstKeptSeq;
+    expect(firstKeptSeq).toBeGreaterThan(0);
+    // One divider, in the message where the model's word-for-word memory starts.
+    await expect.poll(() => divider().count(), patient).toBe(1);
+    expect(await page.locator(`[data-message-id="nacre-${firstKeptSeq}"] [data-nacre-summary-divider]`).count()).toBe(
+      1,
+    );
+    // Every message of the log is still in the thread, folded ones too.
+    expect(await page.locator(".message").count()).toBe(snapshot.messages.filter((m) => m.role !== "tool").length);
+  });
+
+  it("should open the divider to the summary the engine wrote", async () => {
+    await page.locator("[data-nacre-summary-divider-trigger]").click();
+    const summary = (await chat()).summary?.text ?? "";
+    expect(summary).not.toBe("");
+    const shown = page.locator("[data-nacre-summary-text]");
+    await shown.waitFor(patient);
+    // The page shows each line break as a <br>: read the lines back exactly.
+    const lines = await shown.evaluate((node) =>
+      [...node.childNodes].map((child) => (child.nodeName === "BR" ? "\n" : (child.textContent ?? ""))).join(""),
+    );
+    expect(lines).toBe(summary);
+    await page.screenshot({ path: join(screenshotDir, "assistant-ui-chat-01-divider-open.png") });
+  });
+
+  it("should show the too-long card under the person's message after two refusals, with its one next step", async () => {
+    const body = tooLongBodyFor("openai", { window: 8_192, inputTokens: 8_704 + 512, outputTokens: 0 });
+    fake.server.refuseNext(2, body ?? "openai", { models: [firstChatModel] });
+    const words = "Here is the whole build log of the init command, what failed?";
+    await send(words);
+    const card = page.locator("[data-nacre-turn-problem]");
+    await card.waitFor(patient);
+    expect(await card.getAttribute("data-kind")).toBe("too-long");
+    expect(await page.locator('.message[data-role="user"]').last().locator("[data-nacre-turn-problem]").count()).toBe(
+      1,
+    );
+    const actions = card.locator("[data-nacre-turn-problem-action]");
+    expect(await actions.count()).toBe(1);
+    await expect.poll(() => actions.textContent(), patient).toMatch(/^Switch to Chat 200K/);
+    await page.screenshot({ path: join(screenshotDir, "assistant-ui-chat-02-too-long-card.png") });
+    // The next step: the same message, answered in place on the bigger model (not added twice).
+    const before = (await chat()).messages.length;
+    await actions.click();
+    await expect.poll(() => page.locator("[data-nacre-turn-problem]").count(), patient).toBe(0);
+    await expect.poll(async () => (await rows("assistant").last().textContent()) ?? "", patient).toContain(words);
+    await waitUntilReady();
+    expect((await chat()).messages.length).toBe(before + 1);
+  });
+
+  it("should offer no edit and no regenerate, which would cut the log", async () => {
+    expect(await page.getByRole("button", { name: "Edit" }).and(page.locator(":enabled")).count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Regenerate" }).and(page.locator(":enabled")).count()).toBe(0);
+  });
+
+  it("should show the same chat after a reload, and a second tab never corrupts the log", async () => {
+    const before = await page.locator(".message").allInnerTexts();
+    const firstKeptSeq = (await chat()).summary?.firstKeptSeq;
+    await page.reload();
+    await waitUntilReady();
+    await expect.poll(() => page.locator(".message").count(), patient).toBe(before.length);
+    expect(await page.locator(".message").allInnerTexts()).toEqual(before);
+    expect(await page.locator(`[data-message-id="nacre-${firstKeptSeq}"] [data-nacre-summary-divider]`).count()).toBe(
+      1,
+    );
+
+    const second = await browser.newPage();
+    second.on("pageerror", (error) => pageErrors.push(String(error)));
+    await second.goto(url);
+    await send("A question from the second tab.", second);
+    // The first tab has not read the new turn yet: its send is refused as stale, it reads the log again and
+    // sends after the second tab's turn, so it shows both; nothing is overwritten or reordered.
+    await send("And one from the first tab.", page, 2);
+    await expect
+      .poll(async () => (await rows("user").last().textContent()) ?? "", patient)
+      .toContain("And one from the first tab.");
+    const log = (await chat()).messages;
+    expect(log.map((message) => message.seq)).toEqual(log.map((_, index) => index));
+    const people = log.filter((message) => message.role === "user").map((message) => JSON.stringify(message.parts));
+    expect(people.filter((parts) => parts.includes("second tab"))).toHaveLength(1);
+    expect(people.filter((parts) => parts.includes("first tab"))).toHaveLength(1);
+    await second.close();
+    expect(pageErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,90 @@
+// The engine on a small Node server: the wire-protocol handler at /api/engine and the built page. The
+// provider's key, the chats and the summariser stay here; the page only ever talks to this server.
+import { readFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import { extname, join, normalize } from "node:path";
+import { createApiEngine, createProvider, type ModelInfo, type ProviderAdapter } from "@conch/engine-client";
+import { createFileChatDirectory, createFileChatStore } from "@conch/engine-client/node";
+import { createEngineHandler } from "@conch/engine-client/server";
+import { toNodeHandler } from "srvx/node";
+
+export interface ChatServerOptions {
+  readonly provider: ProviderAdapter;
+  readonly model: string;
+  /** Where the chats live (one person here; an app keeps a folder per signed-in person). */
+  readonly dataDir: string;
+  /** The built page (`vite build`'s dist). */
+  readonly pageDir: string;
+  /** The provider's key, so that it never leaves in a response (even echoed in a provider's error). */
+  readonly apiKey?: string;
+}
+
+const contentTypes: Readonly<Record<string, string>> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+};
+
+async function servePage(pageDir: string, pathname: string): Promise<Response> {
+  const relative = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, "");
+  if (relative.startsWith("..")) return new Response("Not found", { status: 404 });
+  const file = relative === "" || !extname(relative) ? "index.html" : relative;
+  try {
+    const body = await readFile(join(pageDir, file));
+    return new Response(body, {
+      headers: { "content-type": contentTypes[extname(file)] ?? "application/octet-stream" },
+    });
+  } catch {
+    return new Response("Not found", { status: 404 });
+  }
+}
+
+export function createChatServer(options: ChatServerOptions): Server {
+  const store = createFileChatStore({ root: options.dataDir });
+  let models: Promise<readonly ModelInfo[]> | null = null;
+  const listModels = () => {
+    models ??= options.provider.listModels({ timeoutMs: 20_000 }).catch(() => []);
+    return models;
+  };
+  const engine = createEngineHandler({
+    basePath: "/api/engine",
+    engineFor: async (_userId, request) =>
+      createApiEngine({
+        provider: options.provider,
+        model: request.model ?? options.model,
+        store,
+        models: await listModels(),
+      }),
+    // One person on this computer; an app checks its session here and returns null to refuse.
+    authorize: () => ({ userId: "me" }),
+    listModels,
+    chats: () => createFileChatDirectory(store),
+    ...(options.apiKey ? { secrets: [options.apiKey] } : {}),
+  });
+  return createServer(
+    toNodeHandler((request: Request) => {
+      const { pathname } = new URL(request.url);
+      return pathname.startsWith("/api/engine/") ? engine(request) : servePage(options.pageDir, pathname);
+    }) as never,
+  );
+}
+
+// OPENAI_BASE_URL=… OPENAI_API_KEY=… MODEL=… npm start (after npm run build)
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const apiKey = process.env.OPENAI_API_KEY;
+  const server = createChatServer({
+    provider: createProvider("openai", {
+      ...(process.env.OPENAI_BASE_URL ? { baseURL: process.env.OPENAI_BASE_URL } : {}),
+      ...(apiKey ? { apiKey } : {}),
+      local: false,
+      ...(process.env.SUMMARY_MODEL ? { cheapestModel: process.env.SUMMARY_MODEL } : {}),
+    }),
+    model: process.env.MODEL ?? "gpt-5",
+    dataDir: process.env.DATA_DIR ?? ".chats",
+    pageDir: join(import.meta.dirname, "dist"),
+    ...(apiKey ? { apiKey } : {}),
+  });
+  const port = Number(process.env.PORT ?? 3000);
+  server.listen(port, "127.0.0.1", () => console.log(`listening on http://127.0.0.1:${port}`));
+}

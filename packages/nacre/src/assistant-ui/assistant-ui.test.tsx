@@ -1,0 +1,212 @@
+import {
+  type AssistantRuntime,
+  AssistantRuntimeProvider,
+  ComposerPrimitive,
+  MessagePrimitive,
+  ThreadPrimitive,
+  type ToolCallMessagePartProps,
+} from "@assistant-ui/react";
+import type { ChatMessage, SummaryState } from "@conch/engine-client";
+import { chatLogFrom, createMockEngine } from "@conch/engine-client/mock";
+import { QueryClient } from "@tanstack/react-query";
+import { act, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import { ConversationProvider } from "../conversation.js";
+import { NacreSummaryDivider, NacreTurnProblem, useNacreMessageSeq, useNacreRuntime } from "./index.js";
+
+function ToolAnswer({ toolName, result, addResult }: ToolCallMessagePartProps) {
+  if (result !== undefined) return <p>{`${toolName}: ${String(result)}`}</p>;
+  return (
+    <button type="button" onClick={() => addResult("4 °C, rain")}>
+      {`answer ${toolName}`}
+    </button>
+  );
+}
+
+function Row({ role }: { role: string }) {
+  const seq = useNacreMessageSeq();
+  return (
+    <MessagePrimitive.Root data-testid={`row-${seq}`} data-role={role}>
+      <NacreSummaryDivider />
+      <MessagePrimitive.Parts components={{ tools: { Fallback: ToolAnswer } }} />
+      {role === "user" ? <NacreTurnProblem /> : null}
+    </MessagePrimitive.Root>
+  );
+}
+
+/** assistant-ui's own primitives, as an app builds its thread, on the Nacre runtime. */
+function Thread({ onRuntime }: { onRuntime?: (runtime: AssistantRuntime) => void }) {
+  const runtime = useNacreRuntime();
+  onRuntime?.(runtime);
+  return (
+    <AssistantRuntimeProvider runtime={runtime}>
+      <ThreadPrimitive.Root>
+        {/* The Viewport scrolls, which jsdom cannot; the example runs it in Chromium. */}
+        <ThreadPrimitive.Messages>{({ message }) => <Row role={message.role} />}</ThreadPrimitive.Messages>
+        <ComposerPrimitive.Root>
+          <ComposerPrimitive.Input aria-label="Message" />
+          <ComposerPrimitive.Send>Send</ComposerPrimitive.Send>
+          <ComposerPrimitive.Cancel>Stop</ComposerPrimitive.Cancel>
+        </ComposerPrimitive.Root>
+      </ThreadPrimitive.Root>
+    </AssistantRuntimeProvider>
+  );
+}
+
+function renderThread(engine: ReturnType<typeof createMockEngine>, onRuntime?: (runtime: AssistantRuntime) => void) {
+  return render(
+    <ConversationProvider engine={engine} chatId="c" queryClient={new QueryClient()}>
+      <Thread {...(onRuntime ? { onRuntime } : {})} />
+    </ConversationProvider>,
+  );
+}
+
+const summary: SummaryState = {
+  text: "Earlier: the person asked one and two.",
+  model: "mock-small",
+  firstKeptSeq: 4,
+  reason: "budget",
+  before: { messages: 6, tokens: 300 },
+  after: { messages: 2, tokens: 80 },
+  at: 0,
+};
+
+const folded = chatLogFrom([
+  ["one", "reply one"],
+  ["two", "reply two"],
+  ["three", "reply three"],
+]);
+
+describe("useNacreRuntime in assistant-ui's thread", () => {
+  describe("given a chat with a summary", () => {
+    it("should show the whole log with seqs kept, and the divider once, before the first kept message", async () => {
+      const engine = createMockEngine({ chats: { c: { messages: folded, summary } } });
+      renderThread(engine);
+      await screen.findByText("reply three");
+      expect(screen.getByText("one")).toBeInTheDocument();
+      const dividers = document.querySelectorAll("[data-nacre-summary-divider]");
+      expect(dividers).toHaveLength(1);
+      expect(screen.getByTestId("row-4")).toContainElement(dividers[0] as HTMLElement);
+      await userEvent.click(within(screen.getByTestId("row-4")).getByRole("button", { expanded: false }));
+      expect(await screen.findByText(summary.text)).toBeInTheDocument();
+    });
+  });
+
+  describe("when the person sends from assistant-ui's composer", () => {
+    it("should send a turn at the log's next seq, and show the reply", async () => {
+      const engine = createMockEngine({ chats: { c: { messages: folded } }, turns: { reply: "The fourth answer." } });
+      renderThread(engine);
+      await screen.findByText("reply three");
+      await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "four");
+      await userEvent.click(screen.getByRole("button", { name: "Send" }));
+      expect(await screen.findByText("The fourth answer.")).toBeInTheDocument();
+      expect(engine.calls.map((call) => ({ seq: call.seq, text: call.text }))).toEqual([{ seq: 6, text: "four" }]);
+      expect(screen.getByTestId("row-6")).toHaveTextContent("four");
+      expect(screen.getByTestId("row-7")).toHaveTextContent("The fourth answer.");
+    });
+  });
+
+  describe("when the person types /compact with what to keep", () => {
+    it("should fold on request, not send a message", async () => {
+      const engine = createMockEngine({ chats: { c: { messages: folded } } });
+      renderThread(engine);
+      await screen.findByText("reply three");
+      await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "/compact the names");
+      await userEvent.click(screen.getByRole("button", { name: "Send" }));
+      await waitFor(() => expect(engine.compactCalls).toEqual([{ chatId: "c", keep: "the names" }]));
+      expect(engine.calls).toHaveLength(0);
+      await waitFor(() => expect(document.querySelectorAll("[data-nacre-summary-divider]")).toHaveLength(1));
+    });
+  });
+
+  describe("when /compact cannot run (nothing to fold yet)", () => {
+    it("should hand the draft back to the composer, not lose it", async () => {
+      const engine = createMockEngine({ chats: { c: { messages: chatLogFrom([["one", "reply one"]]) } } });
+      renderThread(engine);
+      await screen.findByText("reply one");
+      const box = screen.getByRole("textbox", { name: "Message" });
+      await userEvent.type(box, "/compact the names");
+      await userEvent.click(screen.getByRole("button", { name: "Send" }));
+      await waitFor(() => expect(box).toHaveValue("/compact the names"));
+      expect(engine.compactCalls).toEqual([]);
+      expect(engine.calls).toEqual([]);
+    });
+  });
+
+  describe("when a turn ends too long", () => {
+    it("should show the card under the person's message, with its one next step", async () => {
+      const engine = createMockEngine({
+        chats: { c: { messages: folded } },
+        turns: { problem: { kind: "too-long", title: "Too long", next: { type: "new-chat", message: "huge" } } },
+      });
+      renderThread(engine);
+      await screen.findByText("reply three");
+      await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "huge");
+      await userEvent.click(screen.getByRole("button", { name: "Send" }));
+      const card = await screen.findByRole("group", { name: "Too long" });
+      expect(screen.getByTestId("row-6")).toContainElement(card);
+      expect(card).toHaveAttribute("data-next", "new-chat");
+      expect(document.querySelectorAll("[data-nacre-turn-problem]")).toHaveLength(1);
+    });
+  });
+
+  describe("when the host answers a tool call in the thread", () => {
+    it("should hand the result to the engine with sendToolResults, and the same turn goes on", async () => {
+      const toolRound: ChatMessage[] = [
+        { seq: 0, role: "user", parts: [{ type: "text", text: "Weather in Oslo?" }] },
+        { seq: 1, role: "assistant", parts: [{ type: "tool-call", id: "call-1", name: "weather", arguments: "{}" }] },
+      ];
+      const engine = createMockEngine({ chats: { c: { messages: toolRound } }, turns: { reply: "It rains." } });
+      renderThread(engine);
+      await userEvent.click(await screen.findByRole("button", { name: "answer weather" }));
+      expect(await screen.findByText("It rains.")).toBeInTheDocument();
+      expect(engine.calls).toHaveLength(1);
+      expect(engine.calls[0]).toMatchObject({
+        seq: 2,
+        toolResults: [{ type: "tool-result", callId: "call-1", name: "weather", text: "4 °C, rain" }],
+      });
+      expect(screen.getByText("weather: 4 °C, rain")).toBeInTheDocument();
+    });
+  });
+
+  describe("given what assistant-ui could offer", () => {
+    it("should offer cancel, and not edit, reload, delete or branches, which would cut the log", async () => {
+      const engine = createMockEngine({ chats: { c: { messages: folded } } });
+      let runtime: AssistantRuntime | undefined;
+      renderThread(engine, (value) => {
+        runtime = value;
+      });
+      await screen.findByText("reply three");
+      const capabilities = runtime?.thread.getState().capabilities;
+      expect(capabilities).toMatchObject({
+        edit: false,
+        reload: false,
+        delete: false,
+        switchToBranch: false,
+        cancel: true,
+      });
+    });
+
+    it("should stop the running turn from the Stop button", async () => {
+      const engine = createMockEngine({
+        chats: { c: { messages: folded } },
+        turns: { reply: "a long answer that streams slowly, ".repeat(20) },
+        chunkSize: 1,
+        delayMs: 20,
+      });
+      renderThread(engine);
+      await screen.findByText("reply three");
+      await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "go");
+      await userEvent.click(screen.getByRole("button", { name: "Send" }));
+      await waitFor(() => expect(engine.calls).toHaveLength(1));
+      await act(async () => {
+        await userEvent.click(await screen.findByRole("button", { name: "Stop" }));
+      });
+      await waitFor(() => expect(engine.calls[0]?.abortSignal?.aborted).toBe(true));
+      // The thread is ready again: the next message can be sent.
+      await userEvent.type(screen.getByRole("textbox", { name: "Message" }), "next");
+      await waitFor(() => expect(screen.getByRole("button", { name: "Send" })).toBeEnabled());
+    });
+  });
+});

@@ -1,0 +1,132 @@
+import type { ThreadMessageLike } from "@assistant-ui/react";
+import type {
+  ChatMessage,
+  MessagePart,
+  StreamingMessageState,
+  ToolCallPart,
+  ToolResultPart,
+} from "@conch/engine-client";
+
+/** What a thread message carries of the log, in `metadata.custom`. */
+export interface NacreMessageCustom {
+  /** The message's place in the engine's log. */
+  readonly nacreSeq: number;
+  /** Whether the message is before the divider (the summary stands for it; the model no longer reads it word for word). */
+  readonly nacreFolded: boolean;
+}
+
+/** The thread message id of a log seq: stable across reloads and tabs, since a seq is never reused. */
+export function threadMessageId(seq: number): string {
+  return `nacre-${seq}`;
+}
+
+/** The log seq of a thread message id made by {@link threadMessageId}, else null. */
+export function seqOfThreadMessageId(id: string): number | null {
+  const match = /^nacre-(\d+)$/.exec(id);
+  return match ? Number(match[1]) : null;
+}
+
+type ThreadPart = Exclude<ThreadMessageLike["content"], string>[number];
+
+function toolCallPart(call: ToolCallPart, result: ToolResultPart | undefined): ThreadPart {
+  return {
+    type: "tool-call",
+    toolCallId: call.id,
+    toolName: call.name,
+    argsText: call.arguments,
+    ...(result ? { result: result.text, isError: result.isError === true } : {}),
+  };
+}
+
+function pictureSource(part: Extract<MessagePart, { type: "picture" }>): string | null {
+  if (part.url) return part.url;
+  if (part.data) return `data:${part.mediaType};base64,${part.data}`;
+  return null;
+}
+
+function contentOf(parts: readonly MessagePart[], results: ReadonlyMap<string, ToolResultPart>): ThreadPart[] {
+  const content: ThreadPart[] = [];
+  for (const part of parts) {
+    switch (part.type) {
+      case "text":
+        content.push({ type: "text", text: part.text });
+        break;
+      case "thinking":
+        // Encrypted reasoning has nothing for the person to read.
+        if (!part.redacted && part.text) content.push({ type: "reasoning", text: part.text });
+        break;
+      case "tool-call":
+        content.push(toolCallPart(part, results.get(part.id)));
+        break;
+      case "tool-result":
+        // Shown on the call it answers (assistant-ui keeps a result on its tool-call part).
+        break;
+      case "picture": {
+        const image = pictureSource(part);
+        content.push(image ? { type: "image", image, filename: part.name } : { type: "text", text: `[${part.name}]` });
+        break;
+      }
+      default:
+        part satisfies never;
+    }
+  }
+  return content;
+}
+
+/**
+ * The log as assistant-ui's thread messages: one per person's and model's message, with its seq in the id
+ * and in `metadata.custom`; a `tool` message is shown as the results on the calls it answers; the message
+ * being written, when the log does not have it yet, comes last, running.
+ */
+export function toThreadMessages(
+  messages: readonly ChatMessage[],
+  options: { readonly firstKeptSeq: number | null; readonly streaming: StreamingMessageState | null },
+): ThreadMessageLike[] {
+  const results = new Map<string, ToolResultPart>();
+  for (const message of messages) {
+    if (message.role !== "tool") continue;
+    for (const part of message.parts) if (part.type === "tool-result") results.set(part.callId, part);
+  }
+  const thread: ThreadMessageLike[] = [];
+  const last = messages.at(-1);
+  for (const message of messages) {
+    if (message.role === "tool") continue;
+    const custom: NacreMessageCustom = {
+      nacreSeq: message.seq,
+      nacreFolded: options.firstKeptSeq !== null && message.seq < options.firstKeptSeq,
+    };
+    const content = contentOf(message.parts, results);
+    const waitsForTools =
+      message === last && message.parts.some((part) => part.type === "tool-call" && !results.has(part.id));
+    thread.push({
+      id: threadMessageId(message.seq),
+      role: message.role,
+      content,
+      ...(message.createdAt !== undefined ? { createdAt: new Date(message.createdAt) } : {}),
+      ...(message.role === "assistant"
+        ? {
+            status: waitsForTools
+              ? { type: "requires-action", reason: "tool-calls" }
+              : { type: "complete", reason: "stop" },
+          }
+        : {}),
+      metadata: { custom: { ...custom } },
+    });
+  }
+  const streaming = options.streaming;
+  if (streaming && !messages.some((message) => message.seq === streaming.seq)) {
+    const content: ThreadPart[] = [];
+    if (streaming.thinking) content.push({ type: "reasoning", text: streaming.thinking });
+    if (streaming.text) content.push({ type: "text", text: streaming.text });
+    for (const call of streaming.toolCalls) content.push(toolCallPart(call, undefined));
+    const custom: NacreMessageCustom = { nacreSeq: streaming.seq, nacreFolded: false };
+    thread.push({
+      id: threadMessageId(streaming.seq),
+      role: "assistant",
+      content,
+      status: streaming.done ? { type: "complete", reason: "stop" } : { type: "running" },
+      metadata: { custom: { ...custom } },
+    });
+  }
+  return thread;
+}

@@ -1,0 +1,113 @@
+import {
+  type AppendMessage,
+  type AssistantRuntime,
+  MessageNotSentError,
+  type ThreadMessageLike,
+  useExternalStoreRuntime,
+} from "@assistant-ui/react";
+import type { PicturePart, ToolResultPart } from "@conch/engine-client";
+import { useMemo, useRef } from "react";
+import { parseComposerCommand } from "../composer.js";
+import { type ConversationTarget, useConversation, useStreamingMessage } from "../conversation.js";
+import { seqOfThreadMessageId, toThreadMessages } from "./convert.js";
+
+/** The person's words and pictures of a message assistant-ui's composer made. */
+function inputOf(message: AppendMessage): { text: string; attachments: PicturePart[] } {
+  const texts: string[] = [];
+  const attachments: PicturePart[] = [];
+  const parts = [...message.content, ...(message.attachments ?? []).flatMap((attachment) => attachment.content)];
+  for (const part of parts) {
+    if (part.type === "text") texts.push(part.text);
+    else if (part.type === "image") attachments.push(pictureOf(part.image, part.filename ?? "picture"));
+  }
+  return { text: texts.join("\n\n"), attachments };
+}
+
+function pictureOf(image: string, name: string): PicturePart {
+  const data = /^data:([^;,]+);base64,(.*)$/s.exec(image);
+  if (data) return { type: "picture", name, mediaType: data[1] as string, data: data[2] as string };
+  return { type: "picture", name, mediaType: "image/*", url: image };
+}
+
+/** Our messages are converted already; one function, so that assistant-ui's per-message cache holds. */
+const asIs = (message: ThreadMessageLike): ThreadMessageLike => message;
+
+function resultText(result: unknown): string {
+  return typeof result === "string" ? result : JSON.stringify(result ?? null);
+}
+
+/**
+ * An assistant-ui runtime over the chat of the `ConversationProvider` above (or the one named): pass it to
+ * `<AssistantRuntimeProvider runtime={…}>`. The thread shows the whole log, each message's seq kept
+ * (`metadata.custom.nacreSeq`, id `nacre-<seq>`); the composer sends, or folds on `/compact [what to keep]`;
+ * the stop button aborts; tool results go back through `sendToolResults` once every call of the message has
+ * one. Edit, reload, delete and branches are not offered: each would cut or reorder an append-only log.
+ */
+export function useNacreRuntime(target?: ConversationTarget): AssistantRuntime {
+  const conversation = useConversation(target);
+  const streaming = useStreamingMessage(target);
+  // The log's thread messages change with the log, not per streamed delta: only the last one is new then, and
+  // assistant-ui keeps the others' conversions (same objects, same converter).
+  const logged = useMemo(
+    () => toThreadMessages(conversation.messages, { firstKeptSeq: conversation.firstKeptSeq, streaming: null }),
+    [conversation.messages, conversation.firstKeptSeq],
+  );
+  const lastSeq = conversation.messages.at(-1)?.seq ?? -1;
+  const messages = useMemo(
+    () =>
+      streaming && streaming.seq > lastSeq
+        ? [...logged, ...toThreadMessages([], { firstKeptSeq: null, streaming })]
+        : logged,
+    [logged, lastSeq, streaming],
+  );
+  // Results handed in one by one, per assistant message, until each of its calls has one.
+  const pendingResults = useRef(new Map<number, Map<string, ToolResultPart>>());
+
+  return useExternalStoreRuntime<ThreadMessageLike>({
+    messages,
+    convertMessage: asIs,
+    isLoading: conversation.isLoading,
+    isRunning: conversation.status !== "ready",
+    isSendDisabled: !conversation.canSend,
+    onNew: async (message) => {
+      const { text, attachments } = inputOf(message);
+      const command = parseComposerCommand(text);
+      if (command) {
+        // Thrown errors of this kind hand the draft back to the composer: nothing the person typed is lost.
+        if (!conversation.compact || conversation.compactUnavailable !== null) throw new MessageNotSentError();
+        await conversation.compact(command.keep);
+        return;
+      }
+      if (!conversation.canSend || (!text.trim() && attachments.length === 0)) throw new MessageNotSentError();
+      await conversation.send(text, attachments.length > 0 ? { attachments } : {});
+    },
+    onCancel: async () => conversation.abort(),
+    onAddToolResult: async ({ messageId, toolCallId, toolName, result, isError }) => {
+      const seq = seqOfThreadMessageId(messageId);
+      const message = conversation.messages.find((candidate) => candidate.seq === seq);
+      if (seq === null || !message) return;
+      const answered = new Set(
+        conversation.messages.flatMap((candidate) =>
+          candidate.role === "tool" && candidate.seq > seq
+            ? candidate.parts.flatMap((part) => (part.type === "tool-result" ? [part.callId] : []))
+            : [],
+        ),
+      );
+      const open = message.parts.flatMap((part) =>
+        part.type === "tool-call" && !answered.has(part.id) ? [part.id] : [],
+      );
+      const pending = pendingResults.current.get(seq) ?? new Map<string, ToolResultPart>();
+      pendingResults.current.set(seq, pending);
+      pending.set(toolCallId, {
+        type: "tool-result",
+        callId: toolCallId,
+        name: toolName,
+        text: resultText(result),
+        ...(isError ? { isError: true } : {}),
+      });
+      if (!open.every((id) => pending.has(id))) return;
+      pendingResults.current.delete(seq);
+      await conversation.sendToolResults(open.map((id) => pending.get(id) as ToolResultPart));
+    },
+  });
+}

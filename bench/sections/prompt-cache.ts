@@ -1,3 +1,4 @@
+import type { ChatMessage } from "@conch/engine-client";
 import { computeBudget, createEstimateCache, type EstimateCache } from "@conch/engine-client/context";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { isLongConversation, loadConversations } from "../data.js";
@@ -29,13 +30,25 @@ const perRequest = (totals: PolicyTotals) => totals.inputTokens / totals.request
 /** What reuse could be at most: everything but what is new in each request. */
 const ceiling = (totals: PolicyTotals) => 1 - totals.newTokens / totals.inputTokens;
 
-/** Fold shares and summary lengths the sweep tries, per window; the first of each is the ADR's (half, 4,000 characters). */
-const sweptFoldShares = [0.5, 0.4, 0.3, 0.2] as const;
-const sweptSummaryChars = [standInSummaryChars, 2_000] as const;
+/** What the sweep tries at each window: how far a fold goes, when it comes early, the summary's length, how a lone turn is held. */
+const sweptTunings: readonly Required<OursTuning>[] = [
+  // The ADR: folds to half the budget, only when over it.
+  { foldShare: 0.5, earlyFoldShare: 1, summaryChars: standInSummaryChars, roomShare: 0.5, reserveShare: 0.45 },
+  { foldShare: 0.3, earlyFoldShare: 1, summaryChars: standInSummaryChars, roomShare: 0.5, reserveShare: 0.45 },
+  { foldShare: 0.5, earlyFoldShare: 0.85, summaryChars: standInSummaryChars, roomShare: 0.5, reserveShare: 0.45 },
+  // Below a 50,000-token budget, the default.
+  { foldShare: 0.3, earlyFoldShare: 0.85, summaryChars: standInSummaryChars, roomShare: 0.5, reserveShare: 0.45 },
+  { foldShare: 0.2, earlyFoldShare: 0.85, summaryChars: standInSummaryChars, roomShare: 0.5, reserveShare: 0.45 },
+  { foldShare: 0.3, earlyFoldShare: 0.7, summaryChars: standInSummaryChars, roomShare: 0.5, reserveShare: 0.45 },
+  { foldShare: 0.3, earlyFoldShare: 0.85, summaryChars: 2_000, roomShare: 0.5, reserveShare: 0.45 },
+  // How a lone turn is held: a smaller share of its room per text, a larger or smaller reserve.
+  { foldShare: 0.3, earlyFoldShare: 0.85, summaryChars: standInSummaryChars, roomShare: 0.25, reserveShare: 0.5 },
+  { foldShare: 0.3, earlyFoldShare: 0.85, summaryChars: standInSummaryChars, roomShare: 0.5, reserveShare: 0.2 },
+];
 
-/** The sweep: ours at each fold share and summary length, at the windows where folds are frequent. */
+/** The sweep: ours under each tuning, at the windows where folds are frequent. */
 function sweep(
-  histories: readonly (readonly import("@conch/engine-client").ChatMessage[])[],
+  histories: readonly (readonly ChatMessage[])[],
   windows: readonly SimulatedWindow[],
   cache: EstimateCache,
   quick: boolean,
@@ -44,34 +57,32 @@ function sweep(
   const json: unknown[] = [];
   for (const simulated of windows) {
     const { budget } = computeBudget(simulated);
-    for (const summaryChars of quick ? [standInSummaryChars] : sweptSummaryChars) {
-      for (const foldShare of sweptFoldShares) {
-        const tuning: OursTuning = { foldShare, summaryChars };
-        const totals = replay(histories, "ours", simulated, cache, undefined, tuning);
-        rows.push([
-          windowLabel(simulated.window),
-          grouped(budget),
-          foldShare.toFixed(2),
-          grouped(summaryChars),
-          percent(totals.reusedTokens / totals.inputTokens, 2),
-          percent(totals.rewrittenTokens / totals.inputTokens, 2),
-          per100(totals.folds, totals).toFixed(2),
-          per100(totals.reshortenings, totals).toFixed(2),
-          grouped(perRequest(totals)),
-          grouped(cost(totals)),
-        ]);
-        json.push({
-          window: simulated.window,
-          foldShare,
-          summaryChars,
-          reuse: round(totals.reusedTokens / totals.inputTokens, 4),
-          rewrittenShare: round(totals.rewrittenTokens / totals.inputTokens, 4),
-          foldsPer100: round(per100(totals.folds, totals), 2),
-          reshorteningsPer100: round(per100(totals.reshortenings, totals), 2),
-          inputTokensPerRequest: Math.round(perRequest(totals)),
-          cost: Math.round(cost(totals)),
-        });
-      }
+    for (const tuning of quick ? sweptTunings.slice(0, 4) : sweptTunings) {
+      const totals = replay(histories, "ours", simulated, cache, undefined, tuning);
+      rows.push([
+        windowLabel(simulated.window),
+        tuning.foldShare.toFixed(2),
+        tuning.earlyFoldShare === 1 ? "no" : tuning.earlyFoldShare.toFixed(2),
+        grouped(tuning.summaryChars),
+        `${tuning.roomShare} / ${tuning.reserveShare}`,
+        percent(totals.reusedTokens / totals.inputTokens, 2),
+        percent(totals.rewrittenTokens / totals.inputTokens, 2),
+        per100(totals.folds, totals).toFixed(2),
+        per100(totals.reshortenings, totals).toFixed(2),
+        grouped(perRequest(totals)),
+        grouped(cost(totals)),
+      ]);
+      json.push({
+        window: simulated.window,
+        budget,
+        ...tuning,
+        reuse: round(totals.reusedTokens / totals.inputTokens, 4),
+        rewrittenShare: round(totals.rewrittenTokens / totals.inputTokens, 4),
+        foldsPer100: round(per100(totals.folds, totals), 2),
+        reshorteningsPer100: round(per100(totals.reshortenings, totals), 2),
+        inputTokensPerRequest: Math.round(perRequest(totals)),
+        cost: Math.round(cost(totals)),
+      });
     }
   }
   return { rows, json };
@@ -147,12 +158,14 @@ export const promptCacheSection: BenchSection = {
     const swept = sweep(histories, sweptWindows, cache, args.quick);
     log("sweep done");
     const sweepTable: Table = {
-      title: "Fold sweep (ours): how far a fold goes and how long the summary is, per window",
+      title:
+        "Fold sweep (ours, 4,000-character summary unless said): how far a fold goes, when, and how a lone turn is held, per window",
       header: [
         "window",
-        "budget",
         "fold keeps",
+        "early fold past",
         "summary chars",
+        "held: share / reserve",
         "reuse",
         "rewritten",
         "folds/100",
@@ -162,7 +175,7 @@ export const promptCacheSection: BenchSection = {
       ],
       rows: swept.rows,
       notes: [
-        "fold keeps = the share of the budget what is kept fits after a fold (the ADR: half); summary chars = the stand-in summary's length (4,000 characters is about 1,000 tokens).",
+        "fold keeps = the share of the budget what is kept fits after a fold (the ADR: half); early fold past = the share of the budget past which a turn that has just begun folds (no: only over the budget, the ADR); summary chars = the stand-in summary's length (4,000 characters is about 1,000 tokens); held = how a lone turn's texts are held (each text at most this share of the room the texts before it left, after this reserve).",
       ],
     };
     return {

@@ -64,7 +64,7 @@ export interface EstimateCache {
   /** Each message's limit within a shortened turn, by original message object (see `holdTurn`). */
   readonly heldLimits: WeakMap<
     ChatMessage,
-    { readonly maxChars: number; readonly allowed: number; readonly family: string | undefined; readonly limit: number }
+    { readonly maxChars: number; readonly left: number; readonly family: string | undefined; readonly limit: number }
   >;
   /** The last framed summary measured, so an unchanged summary is not counted again. */
   lastSummary: {

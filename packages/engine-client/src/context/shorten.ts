@@ -231,9 +231,9 @@ export function shortenTurn(input: ShortenTurnInput): ShortenTurnResult {
 }
 
 /**
- * The share of what is left of a shortened turn's room that one more message's texts may take. Each text
- * takes at most this share of what the texts before it left, so a turn that keeps growing shortens its
- * newest texts more and more and never has to touch the ones already sent.
+ * The share of what is left of a held turn's room that one more message's texts are shortened to when they do
+ * not fit all of it: a turn that keeps growing shortens its newest texts more and more and never has to touch
+ * the ones already sent.
  */
 export const turnRoomShare = 0.5;
 
@@ -292,20 +292,21 @@ function largestLimitWithin(
 }
 
 /**
- * The limit of one message of a shortened turn: the turn's limit, or less when its texts at that limit would
- * take more than {@link turnRoomShare} of the room the messages before it left (`allowed`); below the floor
- * (down to the marker alone) only when the floor takes more than that.
+ * The limit of one message of a held turn: the turn's limit while its texts at that limit fit the room the
+ * messages before it left (`left`); else the largest that takes at most {@link turnRoomShare} of it
+ * (`allowed`), below the floor (down to the marker alone) only when the floor takes more than that.
  */
 function messageLimit(
   message: ChatMessage,
   maxChars: number,
+  left: number,
   allowed: number,
   minimumChars: number,
   family: string | undefined,
   cache: EstimateCache,
 ): number {
   const known = cache.heldLimits.get(message);
-  if (known !== undefined && known.maxChars === maxChars && known.allowed === allowed && known.family === family) {
+  if (known !== undefined && known.maxChars === maxChars && known.left === left && known.family === family) {
     return known.limit;
   }
   const count = (text: string) => cache.estimator(text, family);
@@ -327,18 +328,19 @@ function messageLimit(
     for (const text of texts) longest = Math.max(longest, text.length);
     const high = Math.min(maxChars, longest);
     const floor = Math.min(minimumChars, high);
-    if (tokensAt(high) > allowed) {
+    if (tokensAt(high) > left) {
       limit =
         largestLimitWithin(floor, high, allowed, tokensAt) ?? largestLimitWithin(0, floor - 1, allowed, tokensAt) ?? 0;
     }
   }
-  cache.heldLimits.set(message, { maxChars, allowed, family, limit });
+  cache.heldLimits.set(message, { maxChars, left, family, limit });
   return limit;
 }
 
 /**
- * A shortened turn as it is sent, cache-stable: each message's texts are held to the turn's limit, or less
- * when that would take more than {@link turnRoomShare} of the room the messages before it left. What a
+ * A held turn as it is sent, cache-stable: each message's texts are held to the turn's limit while they fit the
+ * room the messages before it left (after {@link turnReserveShare}), else shortened to {@link turnRoomShare} of
+ * that room, head and tail kept. What a
  * message is sent as depends only on the messages before it, the limit and the room, so the bytes already
  * sent never change as the turn grows; its newest texts are shortened first, and more as room runs out.
  * The model's own messages are never changed. The turn may still outgrow its room (the model's messages
@@ -355,8 +357,8 @@ export function holdTurn(input: HoldTurnInput): HeldTurn {
   for (const message of input.messages) {
     let sent = message;
     if (message.role !== "assistant") {
-      const allowed = Math.max(0, share * (open - tokens));
-      const limit = messageLimit(message, maxChars, allowed, minimumChars, family, cache);
+      const left = Math.max(0, open - tokens);
+      const limit = messageLimit(message, maxChars, left, share * left, minimumChars, family, cache);
       const copy = shortenMessage(message, limit, cache);
       sent = copy.message;
       if (copy.shortened.length > 0) shortened.push(...copy.shortened);

@@ -152,6 +152,19 @@ describe("planFold", () => {
         expected: { fold: false, reason: null, folded: [], kept: range(0, 13), shortened: [], fits: true },
       },
       {
+        name: "a chat over a budget of 50,000 or more (the ADR's rule by default: to half of it)",
+        input: { messages: chat(100), budget: 60_000 },
+        expected: {
+          fold: true,
+          reason: "budget",
+          folded: range(0, 116),
+          kept: range(116, 200),
+          shortened: [],
+          fits: true,
+          atMost: 30_000,
+        },
+      },
+      {
         name: "a chat past 600 messages (to half of that)",
         input: { messages: tinyTurns, budget: 100_000 },
         expected: {

@@ -11,6 +11,7 @@ import {
   messageOverheadTokens,
   pictureTokens,
   planFold,
+  shortenTurn,
   splitTurns,
   type TurnRange,
 } from "@conch/engine-client/context";
@@ -42,11 +43,24 @@ const summaryParagraph =
   "the repository lives at /Users/edobry/Projects/minsky, the CLI entry is src/cli.ts, tasks are numbered #001 " +
   "to #087. Still open: error messages of the MCP server, and whether rules files move to .cursor/rules. ";
 
-/** A stand-in for the summary a model would write: about 4,000 characters (about 1,000 tokens), numbered so each fold's differs. */
-export function standInSummary(fold: number): string {
+/** Characters of the stand-in summary: about 1,000 tokens. */
+export const standInSummaryChars = 4_000;
+
+/** A stand-in for the summary a model would write (about 4 characters a token), numbered so each fold's differs. */
+export function standInSummary(fold: number, chars = standInSummaryChars): string {
   let text = `Summary ${fold} of the earlier part of this chat.\n`;
-  while (text.length < 4_000) text += summaryParagraph;
-  return text.slice(0, 4_000);
+  while (text.length < chars) text += summaryParagraph;
+  return text.slice(0, chars);
+}
+
+/** Knobs of ours that the sweep turns; unset ones are planFold's defaults. */
+export interface OursTuning {
+  readonly foldShare?: number;
+  readonly earlyFoldShare?: number;
+  readonly roomShare?: number;
+  readonly reserveShare?: number;
+  /** Characters of the stand-in summary. Default {@link standInSummaryChars}. */
+  readonly summaryChars?: number;
 }
 
 /** What one policy sends for one request (without system prompt and tools), and whether it folded to get there. */
@@ -55,42 +69,44 @@ interface PolicyStep {
   readonly folded: boolean;
   /** For ours: whether the plan fit the budget. */
   readonly fits?: boolean;
-  /** For ours: whether a new text limit was set without a fold (a turn shortened again). */
-  readonly shortened?: boolean;
 }
 
 type PolicyRunner = (history: readonly ChatMessage[]) => PolicyStep;
 
-function oursRunner(simulated: SimulatedWindow, cache: EstimateCache): PolicyRunner {
+function oursRunner(simulated: SimulatedWindow, cache: EstimateCache, tuning: OursTuning = {}): PolicyRunner {
   const { budget } = computeBudget(simulated);
+  const { summaryChars, ...knobs } = tuning;
   let state: FoldState = initialFoldState;
   let summary: string | null = null;
   let folds = 0;
   return (history) => {
-    let plan = planFold({ messages: history, summary, budget, previous: state, cache });
+    const plan0 = () => planFold({ messages: history, summary, budget, previous: state, cache, ...knobs });
+    let plan = plan0();
     let folded = false;
     // As the engine does: after a fold the new summary is written, and the plan is made again with it.
     for (let round = 0; plan.fold && round < 4; round++) {
       folded = true;
-      summary = standInSummary(++folds);
+      summary = standInSummary(++folds, summaryChars);
       state = plan.state;
-      plan = planFold({ messages: history, summary, budget, previous: state, cache });
+      plan = plan0();
     }
-    const shortened = !folded && plan.changed;
     state = plan.state;
-    return { messages: buildRequestMessages(plan.kept, summary), folded, fits: plan.fits, shortened };
+    return { messages: buildRequestMessages(plan.kept, summary), folded, fits: plan.fits };
   };
 }
 
 function slidingRunner(simulated: SimulatedWindow, cache: EstimateCache): PolicyRunner {
-  // The behaviour the ADR replaces, sized to the window rather than to fixed counts: the newest turns
-  // that fit 90% of the window less the answer's room, prompt and tools; no summary, no shortening.
-  const room = computeBudget(simulated).uncapped;
+  // The behaviour the ADR replaces, sized to the window rather than to fixed counts: the newest whole turns
+  // that fit 90% of the window less the answer's room, prompt and tools; no summary. A newest turn bigger
+  // than that alone is shortened to fit (its longest texts, as shortenTurn does), so it stays in the window.
+  const room = Math.max(0, computeBudget(simulated).uncapped);
   let firstKept = 0;
   return (history) => {
     const turns = splitTurns(history);
+    const last = turns[turns.length - 1] as TurnRange;
+    const lastTurn = shortenTurn({ messages: history.slice(last.from), targetTokens: room, cache });
     let from = turns.length - 1;
-    let tokens = estimateMessagesTokens(history.slice((turns[from] as TurnRange).from), undefined, cache);
+    let tokens = lastTurn.tokens;
     while (from > 0) {
       const turn = turns[from - 1] as TurnRange;
       const more = estimateMessagesTokens(history.slice(turn.from, turn.to), undefined, cache);
@@ -101,7 +117,7 @@ function slidingRunner(simulated: SimulatedWindow, cache: EstimateCache): Policy
     const start = (turns[from] as TurnRange).from;
     const folded = start > firstKept;
     firstKept = Math.max(firstKept, start);
-    return { messages: history.slice(start), folded };
+    return { messages: [...history.slice(start, last.from), ...lastTurn.messages], folded };
   };
 }
 
@@ -131,10 +147,15 @@ function noneRunner(): PolicyRunner {
   return (history) => ({ messages: history, folded: false });
 }
 
-function runnerFor(policy: Policy, simulated: SimulatedWindow, cache: EstimateCache): PolicyRunner {
+function runnerFor(
+  policy: Policy,
+  simulated: SimulatedWindow,
+  cache: EstimateCache,
+  tuning?: OursTuning,
+): PolicyRunner {
   switch (policy) {
     case "ours":
-      return oursRunner(simulated, cache);
+      return oursRunner(simulated, cache, tuning);
     case "sliding":
       return slidingRunner(simulated, cache);
     case "half-keep20":
@@ -157,10 +178,14 @@ export interface PolicyTotals {
   folds: number;
   /** Requests that do not start with the whole previous request (a fold, a new text limit, a dropped turn). */
   prefixBreaks: number;
-  /** Ours only: requests where a turn was shortened again without a fold. */
-  shortenings: number;
+  /** Prefix breaks without a fold: a text already sent is sent shortened (again) or in another form. */
+  reshortenings: number;
   /** Input tokens sent again but not reusable: everything after a break that the previous request already had. */
   rewrittenTokens: number;
+  /** Rewritten tokens of the breaks that came with a fold. */
+  foldRewrittenTokens: number;
+  /** Input tokens of messages new since the previous request (all of the first request): never reusable. */
+  newTokens: number;
   maxRequestTokens: number;
   requestsOverWindow: number;
   /** Ours only: plans that could not fit the budget. */
@@ -222,6 +247,7 @@ export function replay(
   simulated: SimulatedWindow,
   cache: EstimateCache,
   countReal?: RealMessageCounter,
+  tuning?: OursTuning,
 ): PolicyTotals {
   const totals: PolicyTotals = {
     policy,
@@ -231,8 +257,10 @@ export function replay(
     reusedTokens: 0,
     folds: 0,
     prefixBreaks: 0,
-    shortenings: 0,
+    reshortenings: 0,
     rewrittenTokens: 0,
+    foldRewrittenTokens: 0,
+    newTokens: 0,
     maxRequestTokens: 0,
     requestsOverWindow: 0,
     plansOverBudget: 0,
@@ -240,7 +268,7 @@ export function replay(
   };
   const fixed = simulated.systemTokens + simulated.toolTokens;
   for (const messages of conversations) {
-    const next = runnerFor(policy, simulated, cache);
+    const next = runnerFor(policy, simulated, cache, tuning);
     let previous: readonly ChatMessage[] | null = null;
     for (let index = 1; index < messages.length; index++) {
       if ((messages[index] as ChatMessage).role !== "assistant") continue;
@@ -248,6 +276,7 @@ export function replay(
       const sent = step.messages;
       const tokens = fixed + estimateMessagesTokens(sent, undefined, cache);
       let reused = 0;
+      let fresh = tokens;
       if (previous !== null) {
         reused = fixed;
         const shared = Math.min(previous.length, sent.length);
@@ -257,15 +286,19 @@ export function replay(
           if (!sameBytes(previous[position] as ChatMessage, message)) break;
           reused += estimateMessageTokens(message, undefined, cache);
         }
-        if (position < previous.length) totals.prefixBreaks++;
+        if (position < previous.length) {
+          totals.prefixBreaks++;
+          if (!step.folded) totals.reshortenings++;
+        }
         // What the log gained since the last request is new either way; the rest that is not reused was rewritten.
         const known = previous.reduce((most, message) => Math.max(most, message.seq), -1);
-        let appended = 0;
-        for (const message of sent)
-          if (message.seq > known) appended += estimateMessageTokens(message, undefined, cache);
-        totals.rewrittenTokens += Math.max(0, tokens - reused - appended);
+        fresh = 0;
+        for (const message of sent) if (message.seq > known) fresh += estimateMessageTokens(message, undefined, cache);
+        const rewritten = Math.max(0, tokens - reused - fresh);
+        totals.rewrittenTokens += rewritten;
+        if (step.folded) totals.foldRewrittenTokens += rewritten;
       }
-      if (step.shortened === true) totals.shortenings++;
+      totals.newTokens += Math.min(fresh, tokens - reused);
       totals.requests++;
       totals.inputTokens += tokens;
       totals.reusedTokens += reused;

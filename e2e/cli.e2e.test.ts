@@ -29,11 +29,22 @@ describe("the repository's command-line tools", () => {
     expect(new Set(cache.map((row) => row.policy))).toEqual(new Set(["ours", "sliding", "half-keep20", "none"]));
     expect(new Set(cache.map((row) => row.window))).toEqual(new Set([8_000, 32_000, 128_000, 1_000_000]));
     for (const row of cache) {
-      for (const key of ["reuse", "foldsPer100", "inputTokens", "cost", "maxRequestOverWindow"]) {
+      for (const key of [
+        "reuse",
+        "ceiling",
+        "rewrittenShare",
+        "reshorteningsPer100",
+        "foldsPer100",
+        "inputTokens",
+        "inputTokensPerRequest",
+        "cost",
+        "maxRequestOverWindow",
+      ]) {
         expect(typeof row[key]).toBe("number");
       }
-      if (row.policy === "ours") expect(row.maxRequestOverWindow as number).toBeLessThanOrEqual(1);
+      if (row.policy === "ours" || row.policy === "sliding") expect(row.requestsOverWindow).toBe(0);
     }
+    expect((result.cacheSweep as unknown[]).length).toBeGreaterThan(0);
     // The tables went to stderr.
     expect(stderr).toContain("| policy");
   });

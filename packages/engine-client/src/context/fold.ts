@@ -4,7 +4,7 @@ import { utf8Length } from "./estimate.js";
 import { usableFactor } from "./factor.js";
 import { frameSummary, summaryFrameSeparator } from "./frame.js";
 import { createEstimateCache, type EstimateCache, measureMessage, messageOverheadTokens } from "./message-estimate.js";
-import { type ShortenedText, shortenMessage, shortenTurn } from "./shorten.js";
+import { heldByRoomOnly, holdTurn, type ShortenedText, shortenTurn } from "./shorten.js";
 import { splitTurns, type TurnRange } from "./turns.js";
 
 /**
@@ -63,6 +63,34 @@ export interface FoldInput {
   readonly messageLimit?: number;
   /** Default {@link transcriptByteLimit}. */
   readonly byteLimit?: number;
+  /** The share of the budget what is kept fits after an `auto` fold. Default {@link foldShareFor}(budget). */
+  readonly foldShare?: number;
+  /** The share of the budget past which a turn that has just begun folds. Default {@link earlyFoldShareFor}(budget). */
+  readonly earlyFoldShare?: number;
+  /** How a turn left alone is held (see `holdTurn`). Default `turnRoomShare`. */
+  readonly roomShare?: number;
+  /** Default `turnReserveShare`. */
+  readonly reserveShare?: number;
+}
+
+/** From this budget up, folds follow the ADR: to half the budget, and only when over it. */
+export const adrFoldBudget = 50_000;
+
+/**
+ * The share of the budget an `auto` fold keeps: half (the ADR's rule) from {@link adrFoldBudget} up; 0.3
+ * below, where each fold's rewrite is a bigger share of a small request (the bench's sweep, docs/bench.md).
+ */
+export function foldShareFor(budget: number): number {
+  return budget >= adrFoldBudget ? 0.5 : 0.3;
+}
+
+/**
+ * The share of the budget past which a turn that has just begun (the person's message alone) folds: 1 (never
+ * early) from {@link adrFoldBudget} up; 0.85 below, so that fewer folds come in the middle of an agent turn,
+ * where they send the whole turn so far again (the bench's sweep, docs/bench.md).
+ */
+export function earlyFoldShareFor(budget: number): number {
+  return budget >= adrFoldBudget ? 1 : 0.85;
 }
 
 /** What to send this turn, and what to fold. */
@@ -128,14 +156,17 @@ function firstIndexFrom(messages: readonly ChatMessage[], seq: number): number {
 /**
  * Plans one request (ADR 0055 §2): which turns leave the front, which texts are shortened, what is sent.
  *
- * - Triggers (`auto`): the transcript with its summary over `budget`, or past `messageLimit` messages, or
- *   past `byteLimit` bytes.
- * - Whole turns leave from the front, in order, until what is kept (summary included) fits half the budget,
- *   and half of the message or byte limit that was passed. `manual` and `heal` fold all but the last turn.
- * - The turn being answered (the last) always stays. When it alone is bigger than the budget (`heal`: than
- *   half of it), its longest texts are shortened until it fits half the budget; the model's own messages
- *   never change. The limit stands in later plans, so the request keeps its prefix.
- * - Between two folds, what is sent only grows at its end.
+ * - Triggers (`auto`): the transcript with its summary over `budget` (over {@link earlyFoldShareFor} of it
+ *   when the last turn is the person's message alone), or past `messageLimit` messages, or past `byteLimit` bytes.
+ * - Whole turns leave from the front, in order, until what is kept (summary included) fits
+ *   {@link foldShareFor} of the budget (half from {@link adrFoldBudget} up), and half of the message or byte
+ *   limit that was passed. `manual` and `heal` fold all but the last turn.
+ * - The turn being answered (the last) always stays. A turn left alone (the chat's first, or what a fold
+ *   keeps) is held from then on (see `holdTurn`): each long text shortened once, when first sent, so the
+ *   bytes already sent never change as it grows. When even that is too big (`heal`: bigger than half the
+ *   budget), its longest texts are shortened until it fits half the budget; the model's own messages never
+ *   change. The limit stands in later plans, so the request keeps its prefix.
+ * - Between two folds, what is sent only grows at its end (but for a turn that outgrows its held room).
  *
  * Pure: the log is never changed, and the plan costs in proportion to the new messages when the same
  * `cache` is passed every turn.
@@ -148,6 +179,8 @@ export function planFold(input: FoldInput): FoldPlan {
   const budget = Math.max(0, input.budget);
   const messageLimit = input.messageLimit ?? transcriptMessageLimit;
   const byteLimit = input.byteLimit ?? transcriptByteLimit;
+  const foldShare = input.foldShare ?? foldShareFor(budget);
+  const earlyShare = input.earlyFoldShare ?? earlyFoldShareFor(budget);
   const previous = input.previous ?? initialFoldState;
   const messages = input.messages;
   const end = messages.length;
@@ -163,6 +196,18 @@ export function planFold(input: FoldInput): FoldPlan {
   let limitedTurn = -1;
   let keptTokens = summary.tokens;
   let keptBytes = summary.bytes;
+  // A shortened turn may use the budget less the summary; its texts are held within that (see holdTurn).
+  const turnRoom = budget / factor - summary.tokens;
+  const hold = (from: number, to: number, maxChars: number) =>
+    holdTurn({
+      messages: messages.slice(from, to),
+      maxChars,
+      roomTokens: turnRoom,
+      family,
+      cache,
+      ...(input.roomShare !== undefined && { roomShare: input.roomShare }),
+      ...(input.reserveShare !== undefined && { reserveShare: input.reserveShare }),
+    });
   for (let turn = 0; turn < turnCount; turn++) {
     const { from, to } = turns[turn] as TurnRange;
     const limit = standingLimit?.turnSeq === (messages[from] as ChatMessage).seq ? standingLimit : null;
@@ -170,14 +215,11 @@ export function planFold(input: FoldInput): FoldPlan {
     let tokens = 0;
     let bytes = 0;
     for (let index = from; index < to; index++) {
-      const message = messages[index] as ChatMessage;
-      const measure = measureMessage(message, family, cache);
+      const measure = measureMessage(messages[index] as ChatMessage, family, cache);
       bytes += measure.bytes;
-      tokens +=
-        limit === null
-          ? measure.tokens
-          : measureMessage(shortenMessage(message, limit.maxChars, cache).message, family, cache).tokens;
+      tokens += measure.tokens;
     }
+    if (limit !== null) tokens = hold(from, to, limit.maxChars).tokens;
     turnTokens.push(tokens);
     turnBytes.push(bytes);
     keptTokens += tokens;
@@ -187,7 +229,11 @@ export function planFold(input: FoldInput): FoldPlan {
   let keptMessages = end - start;
   const before: TranscriptSize = { messages: keptMessages, tokens: Math.ceil(factor * keptTokens) };
 
-  const overBudget = factor * keptTokens > budget;
+  // A turn that has just begun (the person's message alone) folds early, past a share of the budget: then the
+  // fold sends again only the turns it keeps, not an agent turn that has grown since.
+  const lastTurnBegins =
+    turnCount > 1 && (turns[turnCount - 1] as TurnRange).to - (turns[turnCount - 1] as TurnRange).from === 1;
+  const overBudget = factor * keptTokens > (lastTurnBegins ? earlyShare : 1) * budget;
   const overMessages = keptMessages > messageLimit;
   const overBytes = keptBytes > byteLimit;
   let reason: CompactionReason | null;
@@ -214,7 +260,7 @@ export function planFold(input: FoldInput): FoldPlan {
       const byteTarget = overBytes ? byteLimit / 2 : byteLimit;
       while (
         firstTurn < lastTurn &&
-        (factor * keptTokens > budget / 2 || keptMessages > messageTarget || keptBytes > byteTarget)
+        (factor * keptTokens > foldShare * budget || keptMessages > messageTarget || keptBytes > byteTarget)
       ) {
         const { from, to } = turns[firstTurn] as TurnRange;
         keptTokens -= at(turnTokens, firstTurn);
@@ -229,21 +275,28 @@ export function planFold(input: FoldInput): FoldPlan {
     }
   }
 
-  // A last turn that alone is too big gets its longest texts shortened, to half the budget.
+  // A turn left alone (the chat's first, or what a fold keeps) is held from then on (see holdTurn), so its
+  // bytes never change as it grows. Only when that is not enough, it gets a limit of its own: its longest
+  // texts shortened to fit half the budget (then the prefix breaks).
   let textLimit = standingLimit !== null && limitedTurn >= firstTurn ? standingLimit : null;
-  if (reason !== null && turnCount > 0 && firstTurn === lastTurn) {
+  if (turnCount > 0 && firstTurn === lastTurn) {
+    const { from } = turns[lastTurn] as TurnRange;
+    const turnSeq = (messages[from] as ChatMessage).seq;
+    if (textLimit?.turnSeq !== turnSeq) {
+      textLimit = { turnSeq, maxChars: heldByRoomOnly };
+      keptTokens = summary.tokens + hold(from, end, heldByRoomOnly).tokens;
+    }
     const shortenAbove = mode === "heal" ? budget / 2 : budget;
-    if (factor * keptTokens > shortenAbove) {
-      const { from } = turns[lastTurn] as TurnRange;
+    if (reason !== null && factor * keptTokens > shortenAbove) {
       const result = shortenTurn({
         messages: messages.slice(from, end),
         targetTokens: budget / 2 / factor - summary.tokens,
         family,
         cache,
       });
-      const turnSeq = (messages[from] as ChatMessage).seq;
-      const same = textLimit !== null && textLimit.turnSeq === turnSeq && textLimit.maxChars === result.maxChars;
-      if (result.maxChars !== null && !same) textLimit = { turnSeq, maxChars: result.maxChars };
+      if (result.maxChars !== null && result.maxChars !== textLimit.maxChars) {
+        textLimit = { turnSeq, maxChars: result.maxChars };
+      }
     }
   }
 
@@ -253,12 +306,12 @@ export function planFold(input: FoldInput): FoldPlan {
   const kept: ChatMessage[] = [];
   const shortened: ShortenedText[] = [];
   let sentTokens = summary.tokens;
+  const held = textLimit === null || limited === undefined ? null : hold(limited.from, limited.to, textLimit.maxChars);
+  if (held !== null) shortened.push(...held.shortened);
   for (let index = keptFrom; index < end; index++) {
     let message = messages[index] as ChatMessage;
-    if (textLimit !== null && limited !== undefined && index >= limited.from && index < limited.to) {
-      const copy = shortenMessage(message, textLimit.maxChars, cache);
-      message = copy.message;
-      if (copy.shortened.length > 0) shortened.push(...copy.shortened);
+    if (held !== null && limited !== undefined && index >= limited.from && index < limited.to) {
+      message = held.messages[index - limited.from] as ChatMessage;
     }
     kept.push(message);
     sentTokens += measureMessage(message, family, cache).tokens;

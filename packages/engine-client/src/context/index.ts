@@ -27,10 +27,13 @@ export {
 } from "./estimate.js";
 export { factorForModel, initialFactor, type ModelFactor, raiseFactor } from "./factor.js";
 export {
+  adrFoldBudget,
+  earlyFoldShareFor,
   type FoldInput,
   type FoldMode,
   type FoldPlan,
   type FoldState,
+  foldShareFor,
   initialFoldState,
   planFold,
   type TextLimit,
@@ -57,6 +60,10 @@ export {
   type ThinkingSentBack,
 } from "./message-estimate.js";
 export {
+  type HeldTurn,
+  type HoldTurnInput,
+  heldByRoomOnly,
+  holdTurn,
   isShortenablePart,
   leftOutMarker,
   minimumShortenedChars,
@@ -67,6 +74,8 @@ export {
   shortenMessage,
   shortenText,
   shortenTurn,
+  turnReserveShare,
+  turnRoomShare,
 } from "./shorten.js";
 export { splitTurns, type TurnRange } from "./turns.js";
 export {

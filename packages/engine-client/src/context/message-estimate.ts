@@ -61,6 +61,11 @@ export interface EstimateCache {
   readonly measures: WeakMap<ChatMessage, MessageMeasure>;
   /** Shortened copies by original message object, so a shortened turn is built once (see `planFold`). */
   readonly shortenedCopies: WeakMap<ChatMessage, ShortenedCopy>;
+  /** Each message's limit within a shortened turn, by original message object (see `holdTurn`). */
+  readonly heldLimits: WeakMap<
+    ChatMessage,
+    { readonly maxChars: number; readonly left: number; readonly family: string | undefined; readonly limit: number }
+  >;
   /** The last framed summary measured, so an unchanged summary is not counted again. */
   lastSummary: {
     readonly text: string;
@@ -77,6 +82,7 @@ export function createEstimateCache(options: EstimateCacheOptions = {}): Estimat
     thinking: options.thinking ?? "signed",
     measures: new WeakMap(),
     shortenedCopies: new WeakMap(),
+    heldLimits: new WeakMap(),
     lastSummary: null,
   };
 }

@@ -82,8 +82,8 @@ describe("planFold", () => {
         expected: { fold: false, reason: null, folded: [], kept: range(0, 20), shortened: [], fits: true },
       },
       {
-        name: "a chat over the budget (whole turns leave until half the budget)",
-        input: { messages: chat(10), budget: 5_000 },
+        name: "a chat over the budget (whole turns leave until half the budget, the ADR's rule)",
+        input: { messages: chat(10), budget: 5_000, foldShare: 0.5 },
         expected: {
           fold: true,
           reason: "budget",
@@ -96,7 +96,7 @@ describe("planFold", () => {
       },
       {
         name: "a chat over the budget with a factor of 2",
-        input: { messages: chat(10), budget: 10_000, factor: 2 },
+        input: { messages: chat(10), budget: 10_000, factor: 2, foldShare: 0.5 },
         expected: {
           fold: true,
           reason: "budget",
@@ -109,7 +109,7 @@ describe("planFold", () => {
       },
       {
         name: "a chat with a summary (counted in what is kept)",
-        input: { messages: chat(10), budget: 5_000, summary: words(200) },
+        input: { messages: chat(10), budget: 5_000, summary: words(200), foldShare: 0.5 },
         expected: {
           fold: true,
           reason: "budget",
@@ -118,6 +118,50 @@ describe("planFold", () => {
           shortened: [],
           fits: true,
           atMost: 2_500,
+        },
+      },
+      {
+        name: "a chat over a small budget (whole turns leave until 0.3 of it)",
+        input: { messages: chat(10), budget: 5_000 },
+        expected: {
+          fold: true,
+          reason: "budget",
+          folded: range(0, 16),
+          kept: range(16, 20),
+          shortened: [],
+          fits: true,
+          atMost: 1_500,
+        },
+      },
+      {
+        name: "a chat past 0.85 of a small budget when a turn begins (folds early)",
+        input: { messages: [...chat(6), message(12, "user", text(hundredWords))], budget: 5_000 },
+        expected: {
+          fold: true,
+          reason: "budget",
+          folded: range(0, 10),
+          kept: range(10, 13),
+          shortened: [],
+          fits: true,
+          atMost: 1_500,
+        },
+      },
+      {
+        name: "the same with early folds off (the ADR's rule, as from a budget of 50,000)",
+        input: { messages: [...chat(6), message(12, "user", text(hundredWords))], budget: 5_000, earlyFoldShare: 1 },
+        expected: { fold: false, reason: null, folded: [], kept: range(0, 13), shortened: [], fits: true },
+      },
+      {
+        name: "a chat over a budget of 50,000 or more (the ADR's rule by default: to half of it)",
+        input: { messages: chat(100), budget: 60_000 },
+        expected: {
+          fold: true,
+          reason: "budget",
+          folded: range(0, 116),
+          kept: range(116, 200),
+          shortened: [],
+          fits: true,
+          atMost: 30_000,
         },
       },
       {
@@ -295,7 +339,7 @@ describe("planFold", () => {
     it("should give the sizes before and after a fold", () => {
       const plan = planFold({ messages: chat(10), budget: 5_000 });
       expect(plan.before).toEqual({ messages: 20, tokens: 7_000 });
-      expect(plan.after).toEqual({ messages: 6, tokens: 2_100 });
+      expect(plan.after).toEqual({ messages: 4, tokens: 1_400 });
       expect(plan.bytes).toBe(plan.kept.reduce((sum, kept) => sum + estimateMessageBytes(kept), 0));
     });
   });

@@ -229,3 +229,142 @@ export function shortenTurn(input: ShortenTurnInput): ShortenTurnResult {
   }
   return { messages, maxChars, shortened, tokens, fits: tokens <= target };
 }
+
+/**
+ * The share of what is left of a held turn's room that one more message's texts are shortened to when they do
+ * not fit all of it: a turn that keeps growing shortens its newest texts more and more and never has to touch
+ * the ones already sent.
+ */
+export const turnRoomShare = 0.5;
+
+/**
+ * The share of a held turn's room kept for what can never be shortened (the model's messages, the markers,
+ * short texts): texts are held to their share of the rest, so a long agent turn keeps fitting.
+ */
+export const turnReserveShare = 0.45;
+
+/** The limit of a held turn whose texts are held only by its room (see {@link holdTurn}), not by a length of their own. */
+export const heldByRoomOnly = Number.MAX_SAFE_INTEGER;
+
+/** Input of {@link holdTurn}. */
+export interface HoldTurnInput {
+  /** The shortened turn's messages in order, as in the log (never changed). */
+  readonly messages: readonly ChatMessage[];
+  /** The turn's limit, fixed when it was first shortened (see `TextLimit`), in UTF-16 code units. */
+  readonly maxChars: number;
+  /** Estimated tokens the whole turn may use (the budget ÷ factor, less the summary), not × factor. */
+  readonly roomTokens: number;
+  /** Tokenizer family (see `modelFamily`). Default: the all-model table. */
+  readonly family?: string;
+  /** The chat's cache: each message's limit is found once, and its copy made once. */
+  readonly cache: EstimateCache;
+  /** Default {@link minimumShortenedChars}. */
+  readonly minimumChars?: number;
+  /** Default {@link turnRoomShare}. */
+  readonly roomShare?: number;
+  /** Default {@link turnReserveShare}. */
+  readonly reserveShare?: number;
+}
+
+/** What {@link holdTurn} sends of a turn. */
+export interface HeldTurn {
+  /** The turn to send: shortened messages are new objects, the others the originals. */
+  readonly messages: readonly ChatMessage[];
+  readonly shortened: readonly ShortenedText[];
+  /** Estimated tokens of `messages` (not × factor). */
+  readonly tokens: number;
+}
+
+/** The largest limit in [low, high] at which the texts' tokens stay within `allowed`, or null when none does. */
+function largestLimitWithin(
+  low: number,
+  high: number,
+  allowed: number,
+  tokensAt: (maxChars: number) => number,
+): number | null {
+  if (high < low || tokensAt(low) > allowed) return null;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (tokensAt(middle) <= allowed) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
+/**
+ * The limit of one message of a held turn: the turn's limit while its texts at that limit fit the room the
+ * messages before it left (`left`); else the largest that takes at most {@link turnRoomShare} of it
+ * (`allowed`), below the floor (down to the marker alone) only when the floor takes more than that.
+ */
+function messageLimit(
+  message: ChatMessage,
+  maxChars: number,
+  left: number,
+  allowed: number,
+  minimumChars: number,
+  family: string | undefined,
+  cache: EstimateCache,
+): number {
+  const known = cache.heldLimits.get(message);
+  if (known !== undefined && known.maxChars === maxChars && known.left === left && known.family === family) {
+    return known.limit;
+  }
+  const count = (text: string) => cache.estimator(text, family);
+  const texts: string[] = [];
+  let fixed = measureMessage(message, family, cache).tokens;
+  for (const part of message.parts) {
+    if (!isShortenablePart(message, part) || part.text.length <= minimumChars) continue;
+    texts.push(part.text);
+    fixed -= count(part.text);
+  }
+  let limit = maxChars;
+  if (texts.length > 0) {
+    const tokensAt = (chars: number): number => {
+      let tokens = fixed;
+      for (const text of texts) tokens += shortenedTokensAtMost(text, chars, count);
+      return tokens;
+    };
+    let longest = 0;
+    for (const text of texts) longest = Math.max(longest, text.length);
+    const high = Math.min(maxChars, longest);
+    const floor = Math.min(minimumChars, high);
+    if (tokensAt(high) > left) {
+      limit =
+        largestLimitWithin(floor, high, allowed, tokensAt) ?? largestLimitWithin(0, floor - 1, allowed, tokensAt) ?? 0;
+    }
+  }
+  cache.heldLimits.set(message, { maxChars, left, family, limit });
+  return limit;
+}
+
+/**
+ * A held turn as it is sent, cache-stable: each message's texts are held to the turn's limit while they fit the
+ * room the messages before it left (after {@link turnReserveShare}), else shortened to {@link turnRoomShare} of
+ * that room, head and tail kept. What a
+ * message is sent as depends only on the messages before it, the limit and the room, so the bytes already
+ * sent never change as the turn grows; its newest texts are shortened first, and more as room runs out.
+ * The model's own messages are never changed. The turn may still outgrow its room (the model's messages
+ * alone, or every new text down to its marker): then the caller sets a new limit.
+ */
+export function holdTurn(input: HoldTurnInput): HeldTurn {
+  const { cache, family, maxChars, roomTokens } = input;
+  const share = input.roomShare ?? turnRoomShare;
+  const open = roomTokens * (1 - (input.reserveShare ?? turnReserveShare));
+  const minimumChars = Math.max(0, Math.floor(input.minimumChars ?? minimumShortenedChars));
+  const messages: ChatMessage[] = [];
+  const shortened: ShortenedText[] = [];
+  let tokens = 0;
+  for (const message of input.messages) {
+    let sent = message;
+    if (message.role !== "assistant") {
+      const left = Math.max(0, open - tokens);
+      const limit = messageLimit(message, maxChars, left, share * left, minimumChars, family, cache);
+      const copy = shortenMessage(message, limit, cache);
+      sent = copy.message;
+      if (copy.shortened.length > 0) shortened.push(...copy.shortened);
+    }
+    messages.push(sent);
+    tokens += measureMessage(sent, family, cache).tokens;
+  }
+  return { messages, shortened, tokens };
+}

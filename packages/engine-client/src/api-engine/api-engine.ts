@@ -26,7 +26,7 @@ import { addUsage, type ChatMessage, emptyUsage, type ModelInfo, messageText, ty
 import { defaultProblemTitle, type TurnProblem } from "../problems.js";
 import type { FinishReason, ProviderAdapter, ToolDefinition } from "../providers/provider-adapter.js";
 import { ProviderCallError } from "../providers/provider-call-error.js";
-import { summariseFolded } from "../summarise/summariser.js";
+import { summariseFolded, summaryLeftOutNote } from "../summarise/summariser.js";
 import type { ChatStore } from "../transcript/chat-store.js";
 import { ChatLogCorruptError, TranscriptCorruptError } from "../transcript/errors.js";
 import { buildTranscriptFile, type TranscriptFile } from "../transcript/transcript-file.js";
@@ -393,6 +393,10 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
         "summary-failed",
         `No model wrote a summary (${why || "no model"}); the earliest turns were dropped and the previous summary stays.`,
       );
+      send({ type: "health-note", chatId: rt.chatId, note });
+    }
+    if (result.leftOutCharacters > 0) {
+      const note = addNote(rt, "summary-failed", summaryLeftOutNote(result.leftOutCharacters));
       send({ type: "health-note", chatId: rt.chatId, note });
     }
     const summaryTokens = text ? estimateTokens(text, size.family) : 0;

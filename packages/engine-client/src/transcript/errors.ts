@@ -166,6 +166,37 @@ export class ChatStoreReadError extends EngineClientError {
   }
 }
 
+const writeSymbol = markerFor("ChatStoreWriteError");
+/**
+ * The storage itself failed to write a chat's record (storage full, the database closed or upgraded by another
+ * tab, IndexedDB refusing). Nothing of the write was kept (a write is all or nothing); what was stored before
+ * is untouched. It may pass: a later write can succeed.
+ */
+export class ChatStoreWriteError extends EngineClientError {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: isInstance reads it through the registry symbol.
+  private readonly [writeSymbol] = true;
+  readonly chatId: string;
+  readonly location: string;
+  /** The storage is full (`QuotaExceededError`): free space, or delete old chats. */
+  readonly quotaExceeded: boolean;
+
+  constructor(options: { chatId: string; location: string; cause: unknown }) {
+    const detail = options.cause instanceof Error ? `: ${options.cause.message}` : "";
+    super({
+      name: "ChatStoreWriteError",
+      message: `Chat ${options.chatId}: ${options.location} could not be written, nothing of this write was kept${detail}`,
+      cause: options.cause,
+    });
+    this.chatId = options.chatId;
+    this.location = options.location;
+    this.quotaExceeded = options.cause instanceof Error && options.cause.name === "QuotaExceededError";
+  }
+
+  static override isInstance(error: unknown): error is ChatStoreWriteError {
+    return EngineClientError.isInstance(error) && hasMarker(error, writeSymbol);
+  }
+}
+
 const invalidRecordSymbol = markerFor("InvalidChatRecordError");
 /**
  * A transcript or log message handed to a store that the store would not be able to read back. Nothing was

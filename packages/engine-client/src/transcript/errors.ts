@@ -168,8 +168,8 @@ export class ChatStoreReadError extends EngineClientError {
 
 const writeSymbol = markerFor("ChatStoreWriteError");
 /**
- * The storage itself failed to write a chat's record (storage full, the database closed or upgraded by another
- * tab, IndexedDB refusing). Nothing of the write was kept (a write is all or nothing); what was stored before
+ * The storage itself failed to write a chat's record (storage or disk full, no permission, the database closed
+ * or upgraded by another tab, IndexedDB refusing). Nothing of the write was kept (a write is all or nothing); what was stored before
  * is untouched. It may pass: a later write can succeed.
  */
 export class ChatStoreWriteError extends EngineClientError {
@@ -177,7 +177,7 @@ export class ChatStoreWriteError extends EngineClientError {
   private readonly [writeSymbol] = true;
   readonly chatId: string;
   readonly location: string;
-  /** The storage is full (`QuotaExceededError`): free space, or delete old chats. */
+  /** The storage is full (`QuotaExceededError`, `ENOSPC`, `EDQUOT`): free space, or delete old chats. */
   readonly quotaExceeded: boolean;
 
   constructor(options: { chatId: string; location: string; cause: unknown }) {
@@ -189,7 +189,11 @@ export class ChatStoreWriteError extends EngineClientError {
     });
     this.chatId = options.chatId;
     this.location = options.location;
-    this.quotaExceeded = options.cause instanceof Error && options.cause.name === "QuotaExceededError";
+    const code = (options.cause as { code?: unknown } | null)?.code;
+    this.quotaExceeded =
+      (options.cause instanceof Error && options.cause.name === "QuotaExceededError") ||
+      code === "ENOSPC" ||
+      code === "EDQUOT";
   }
 
   static override isInstance(error: unknown): error is ChatStoreWriteError {

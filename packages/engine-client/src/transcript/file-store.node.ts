@@ -12,13 +12,14 @@ import {
   stat,
 } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { assertSafeChatId } from "../errors.js";
+import { assertSafeChatId, EngineClientError } from "../errors.js";
 import type { ChatMessage } from "../messages.js";
 import { createChatQueue } from "./chat-queue.js";
 import type { ChatStore } from "./chat-store.js";
 import {
   ChatLogCorruptError,
   ChatStoreReadError,
+  ChatStoreWriteError,
   TranscriptCorruptError,
   tornReason,
   unreadableLogLine,
@@ -191,6 +192,26 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
     return logEnds.get(chatId) ?? { nextSeq: messages.length, size };
   }
 
+  /**
+   * Runs one call; what the file system throws (no space, no permission, an I/O error) comes out as the store's
+   * typed error. The store's own errors (a wrong seq, a corrupt file, a folder held by another process) pass.
+   */
+  async function storage<T>(
+    kind: "read" | "write",
+    chatId: string,
+    location: string,
+    step: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      if (EngineClientError.isInstance(error)) throw error;
+      throw kind === "read"
+        ? new ChatStoreReadError({ chatId, location, cause: error })
+        : new ChatStoreWriteError({ chatId, location, cause: error });
+    }
+  }
+
   return {
     root,
     transcriptPath,
@@ -206,94 +227,104 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
 
     async readLog(chatId) {
       assertSafeChatId(chatId);
-      await hold();
-      return queue.run(chatId, () => loadLog(chatId));
+      return storage("read", chatId, logPath(chatId), async () => {
+        await hold();
+        return queue.run(chatId, () => loadLog(chatId));
+      });
     },
 
     async appendLog(chatId, messages) {
       assertSafeChatId(chatId);
       const checked = checkLogMessages(chatId, messages);
-      await hold();
-      return queue.run(chatId, async () => {
-        const end = await logEnd(chatId);
-        checkLogSequence(chatId, end.nextSeq, checked);
-        if (checked.length === 0) return;
-        const path = logPath(chatId);
-        const lines = Buffer.from(checked.map((message) => `${JSON.stringify(message)}\n`).join(""), "utf8");
-        await makeFolder(logFolder);
-        logEnds.delete(chatId);
-        const handle = await open(path, "a", 0o600);
-        try {
-          await handle.writeFile(lines);
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
-        if (end.size === 0) await syncFolder(logFolder);
-        logEnds.set(chatId, { nextSeq: end.nextSeq + checked.length, size: end.size + lines.length });
+      return storage("write", chatId, logPath(chatId), async () => {
+        await hold();
+        return queue.run(chatId, async () => {
+          const end = await logEnd(chatId);
+          checkLogSequence(chatId, end.nextSeq, checked);
+          if (checked.length === 0) return;
+          const path = logPath(chatId);
+          const lines = Buffer.from(checked.map((message) => `${JSON.stringify(message)}\n`).join(""), "utf8");
+          await makeFolder(logFolder);
+          logEnds.delete(chatId);
+          const handle = await open(path, "a", 0o600);
+          try {
+            await handle.writeFile(lines);
+            await handle.sync();
+          } finally {
+            await handle.close();
+          }
+          if (end.size === 0) await syncFolder(logFolder);
+          logEnds.set(chatId, { nextSeq: end.nextSeq + checked.length, size: end.size + lines.length });
+        });
       });
     },
 
     async readTranscript(chatId) {
       const path = transcriptPath(chatId);
-      await hold();
-      return queue.run(chatId, async (): Promise<TranscriptFile | null> => {
-        let bytes: Buffer;
-        try {
-          bytes = await readFile(path);
-        } catch (error) {
-          if (errorCode(error) === "ENOENT") return null;
-          throw new ChatStoreReadError({ chatId, location: path, cause: error });
-        }
-        let text: string | undefined;
-        let reason = "it is not UTF-8";
-        let cause: unknown;
-        try {
-          // Fatal, so bytes that are not UTF-8 are not quietly turned into U+FFFD and written back so.
-          text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-        } catch (error) {
-          cause = error;
-        }
-        if (text !== undefined) {
-          const decoded = decodeTranscript(chatId, text);
-          if (decoded.ok) return decoded.file;
-          reason = decoded.reason;
-          cause = decoded.cause;
-        }
-        const keptAt = asidePath(path, "corrupt");
-        let movedTo = path;
-        try {
-          await rename(path, keptAt);
-          await syncFolder(transcriptFolder);
-          movedTo = keptAt;
+      return storage("read", chatId, path, async () => {
+        await hold();
+        return queue.run(chatId, async (): Promise<TranscriptFile | null> => {
+          let bytes: Buffer;
+          try {
+            bytes = await readFile(path);
+          } catch (error) {
+            if (errorCode(error) === "ENOENT") return null;
+            throw new ChatStoreReadError({ chatId, location: path, cause: error });
+          }
+          let text: string | undefined;
+          let reason = "it is not UTF-8";
+          let cause: unknown;
+          try {
+            // Fatal, so bytes that are not UTF-8 are not quietly turned into U+FFFD and written back so.
+            text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+          } catch (error) {
+            cause = error;
+          }
+          if (text !== undefined) {
+            const decoded = decodeTranscript(chatId, text);
+            if (decoded.ok) return decoded.file;
+            reason = decoded.reason;
+            cause = decoded.cause;
+          }
+          const keptAt = asidePath(path, "corrupt");
+          let movedTo = path;
+          try {
+            await rename(path, keptAt);
+            await syncFolder(transcriptFolder);
+            movedTo = keptAt;
+          } catch (error) {
+            cause = new AggregateError([cause, error], "could not move the transcript aside");
+          }
           await pruneAsideCopies(path);
-        } catch (error) {
-          cause = new AggregateError([cause, error], "could not move the transcript aside");
-        }
-        throw new TranscriptCorruptError({ chatId, location: path, keptAt: movedTo, reason, cause });
+          throw new TranscriptCorruptError({ chatId, location: path, keptAt: movedTo, reason, cause });
+        });
       });
     },
 
     async writeTranscript(chatId, file) {
       const path = transcriptPath(chatId);
       const json = encodeTranscript(chatId, file);
-      await hold();
-      return queue.run(chatId, async () => {
-        await makeFolder(transcriptFolder);
-        await writeFileAtomically(path, json);
+      return storage("write", chatId, path, async () => {
+        await hold();
+        return queue.run(chatId, async () => {
+          await makeFolder(transcriptFolder);
+          await writeFileAtomically(path, json);
+        });
       });
     },
 
     async transcriptBytes(chatId) {
       const path = transcriptPath(chatId);
-      await hold();
-      return queue.run(chatId, async () => {
-        try {
-          return (await stat(path)).size;
-        } catch (error) {
-          if (errorCode(error) === "ENOENT") return 0;
-          throw new ChatStoreReadError({ chatId, location: path, cause: error });
-        }
+      return storage("read", chatId, path, async () => {
+        await hold();
+        return queue.run(chatId, async () => {
+          try {
+            return (await stat(path)).size;
+          } catch (error) {
+            if (errorCode(error) === "ENOENT") return 0;
+            throw error;
+          }
+        });
       });
     },
   };
@@ -356,6 +387,14 @@ async function removeTemporaryFiles(folders: readonly string[]): Promise<void> {
 /** Copies kept aside of `path` beyond the newest {@link asideCopiesKept} are removed (a file that keeps failing
  * must not fill the disk with copies). */
 async function pruneAsideCopies(path: string): Promise<void> {
+  try {
+    await removeOlderCopies(path);
+  } catch {
+    // Best effort: the copy just made is kept either way, and the next one tries again.
+  }
+}
+
+async function removeOlderCopies(path: string): Promise<void> {
   const folder = dirname(path);
   const prefix = `${basename(path)}.`;
   const pattern = /^(?:corrupt|torn|repaired)-(\d+)-[0-9a-f]+$/;

@@ -1,11 +1,12 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../messages.js";
-import { ChatLogCorruptError, TranscriptCorruptError } from "./errors.js";
+import { ChatLogCorruptError, ChatStoreWriteError, TranscriptCorruptError } from "./errors.js";
 import { asideCopiesKept, createFileChatStore } from "./file-store.node.js";
 import { sampleLog } from "./testing/fixtures.js";
+import { buildTranscriptFile } from "./transcript-file.js";
 
 const roots: string[] = [];
 afterAll(async () => {
@@ -151,5 +152,28 @@ describe("createFileChatStore, what crashes and corrupt files leave", () => {
     );
     const newest = kept.at(-1) as string;
     expect(await readFile(newest, "utf8")).toBe(`not json ${asideCopiesKept + 2}`);
+  });
+});
+
+describe("createFileChatStore, given a file system that refuses a write", () => {
+  it("should throw ChatStoreWriteError naming the file, never the raw error, and keep what was stored", async () => {
+    const root = await temporaryRoot();
+    const store = createFileChatStore({ root });
+    await store.appendLog("ok", [said(0, "kept")]);
+    // A file where the transcripts' folder should be, and a log that points into a folder that is not there.
+    await writeFile(join(root, "api-sessions"), "not a folder");
+    await symlink(join(root, "nowhere", "dir.jsonl"), join(root, "chats", "dir.jsonl"));
+    const attempts = [
+      [() => store.writeTranscript("ok", buildTranscriptFile({ id: "ok", kept: [said(0, "kept")] })), "ok.json"],
+      [() => store.appendLog("dir", [said(0, "lost?")]), "dir.jsonl"],
+    ] as const;
+    for (const [attempt, file] of attempts) {
+      const error = await attempt().catch((caught: unknown) => caught);
+      expect(ChatStoreWriteError.isInstance(error), String(error)).toBe(true);
+      expect((error as ChatStoreWriteError).location.endsWith(file)).toBe(true);
+      expect(error).toMatchObject({ quotaExceeded: false });
+      expect((error as ChatStoreWriteError).cause).toHaveProperty("code");
+    }
+    expect(await store.readLog("ok")).toEqual([said(0, "kept")]);
   });
 });

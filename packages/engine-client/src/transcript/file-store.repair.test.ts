@@ -1,8 +1,11 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startFakeProvider } from "@conch/fake-provider";
 import { afterAll, describe, expect, it } from "vitest";
+import { createApiEngine } from "../api-engine/index.js";
 import type { ChatMessage } from "../messages.js";
+import { createProvider } from "../providers/create-provider.js";
 import { ChatLogCorruptError, ChatStoreWriteError, TranscriptCorruptError } from "./errors.js";
 import { asideCopiesKept, createFileChatStore } from "./file-store.node.js";
 import { sampleLog } from "./testing/fixtures.js";
@@ -175,5 +178,43 @@ describe("createFileChatStore, given a file system that refuses a write", () => 
       expect((error as ChatStoreWriteError).cause).toHaveProperty("code");
     }
     expect(await store.readLog("ok")).toEqual([said(0, "kept")]);
+  });
+});
+
+describe("the API engine on a file store whose log has a seq written twice", () => {
+  it("should load the chat with every message, say in a health note what was repaired, and go on", async () => {
+    const root = await temporaryRoot();
+    await mkdir(join(root, "chats"), { recursive: true });
+    await writeFile(
+      join(root, "chats", "c.jsonl"),
+      [said(0, "first"), said(1, "from one tab"), said(1, "from another")].map(line).join(""),
+    );
+    const server = await startFakeProvider({
+      dialect: "openai",
+      models: [{ id: "chat", window: 32_000 }],
+      countTokens: (text) => Math.ceil(text.length / 4),
+      reply: () => ({ text: "Both read." }),
+    });
+    try {
+      const provider = createProvider("openai", { baseURL: server.baseURL, local: false });
+      const engine = createApiEngine({ provider, model: "chat", store: createFileChatStore({ root }) });
+      const chat = await engine.loadChat("c");
+      expect(chat.messages.map((message) => message.parts[0])).toEqual([
+        { type: "text", text: "first" },
+        { type: "text", text: "from one tab" },
+        { type: "text", text: "from another" },
+      ]);
+      expect(chat.messages.map((message) => message.seq)).toEqual([0, 1, 2]);
+      expect(chat.healthNotes.map((note) => note.text)).toEqual([
+        expect.stringMatching(
+          /^The chat's log was repaired \(1 message carrying a seq .*line 3: 1 → 2.*\); a copy was kept at /,
+        ),
+      ]);
+      const events = [];
+      for await (const event of engine.sendTurn({ chatId: "c", seq: 3, text: "and now?" })) events.push(event);
+      expect(events.at(-1)).toMatchObject({ type: "turn-end", status: "done" });
+    } finally {
+      await server.close();
+    }
   });
 });

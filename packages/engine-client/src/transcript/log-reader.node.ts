@@ -1,4 +1,4 @@
-import { constants as bufferConstants } from "node:buffer";
+import { constants as bufferConstants, isUtf8 } from "node:buffer";
 import type { FileHandle } from "node:fs/promises";
 import type { ChatMessage } from "../messages.js";
 import { decodeLogMessage } from "./transcript-file.js";
@@ -49,25 +49,32 @@ export type LogReading =
       readonly keptMessages: number;
     };
 
-/** One line of a log file, as split from the bytes. */
-interface RawLine {
-  /** 1-based. */
-  readonly line: number;
-  /** The byte offset where the line starts. */
+/** The most read at once. */
+const largestChunkBytes = 16 * 1024 * 1024;
+
+/**
+ * Complete lines of a log file, joined by their newlines (the last one's left off), as read: one piece per chunk
+ * read, plus one for each line that ran past a chunk. A piece of one line over the limit has `bytes: null`.
+ */
+interface LinesPiece {
+  /** The byte offset where the first line starts. */
   readonly start: number;
-  /** Its length in bytes, without the newline. */
-  readonly length: number;
-  /** Its bytes; null when longer than the limit (they were not kept). */
+  /** Its bytes: a view into the read buffer, valid until the next piece is asked for. */
   readonly bytes: Buffer | null;
-  /** False for the last line when no newline ends it. */
+  /** Its length in bytes. */
+  readonly length: number;
+  /** False for the last line when no newline ends it (an append that never finished). */
   readonly complete: boolean;
 }
 
-/** Splits a file into lines as it reads it, a chunk at a time; a line is held whole only up to `maxLineBytes`. */
-async function* splitLines(handle: FileHandle, maxLineBytes: number, chunkBytes: number): AsyncGenerator<RawLine> {
+/**
+ * Reads a file a chunk at a time and yields its complete lines in pieces, never the file as one string. A line
+ * running past a chunk is held whole only up to `maxLineBytes`.
+ */
+async function* linePieces(handle: FileHandle, maxLineBytes: number, chunkBytes: number): AsyncGenerator<LinesPiece> {
   const chunk = Buffer.allocUnsafe(chunkBytes);
   let position = 0;
-  let line = 1;
+  // The line that runs past the chunk read: its start, and its bytes so far (copied, as the chunk is read into again).
   let start = 0;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
@@ -77,35 +84,47 @@ async function* splitLines(handle: FileHandle, maxLineBytes: number, chunkBytes:
     if (bytesRead === 0) break;
     const view = chunk.subarray(0, bytesRead);
     let from = 0;
-    while (from < bytesRead) {
-      const newline = view.indexOf(0x0a, from);
-      const end = newline === -1 ? bytesRead : newline;
-      if (!over && pendingBytes + (end - from) > maxLineBytes) {
-        over = true;
-        pending = [];
-      }
-      if (!over) pending.push(Buffer.from(view.subarray(from, end)));
-      pendingBytes += end - from;
-      if (newline === -1) break;
-      const bytes = over ? null : pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending, pendingBytes);
-      yield { line, start, length: pendingBytes, bytes, complete: true };
-      line += 1;
-      start = position + newline + 1;
+    const first = view.indexOf(0x0a);
+    if (pendingBytes > 0 && first !== -1) {
+      const length = pendingBytes + first;
+      const bytes = over || length > maxLineBytes ? null : Buffer.concat([...pending, view.subarray(0, first)], length);
+      yield { start, bytes, length, complete: true };
       pending = [];
       pendingBytes = 0;
       over = false;
-      from = newline + 1;
+      from = first + 1;
+      start = position + from;
+    }
+    const last = first === -1 ? -1 : view.lastIndexOf(0x0a);
+    if (last >= from) {
+      yield { start: position + from, bytes: view.subarray(from, last), length: last - from, complete: true };
+      from = last + 1;
+      start = position + from;
+    }
+    if (from < bytesRead) {
+      pendingBytes += bytesRead - from;
+      if (!over && pendingBytes > maxLineBytes) {
+        over = true;
+        pending = [];
+      }
+      if (!over) pending.push(Buffer.from(view.subarray(from)));
     }
     position += bytesRead;
   }
   if (pendingBytes > 0) {
-    yield {
-      line,
-      start,
-      length: pendingBytes,
-      bytes: over ? null : Buffer.concat(pending, pendingBytes),
-      complete: false,
-    };
+    yield { start, bytes: over ? null : Buffer.concat(pending, pendingBytes), length: pendingBytes, complete: false };
+  }
+}
+
+/** The lines of a piece with their byte offsets, split on the bytes (the slow path: for a piece not UTF-8). */
+function* bytesLines(piece: LinesPiece & { bytes: Buffer }): Generator<{ start: number; bytes: Buffer }> {
+  let from = 0;
+  for (;;) {
+    const newline = piece.bytes.indexOf(0x0a, from);
+    const end = newline === -1 ? piece.bytes.length : newline;
+    yield { start: piece.start + from, bytes: piece.bytes.subarray(from, end) };
+    if (newline === -1) return;
+    from = newline + 1;
   }
 }
 
@@ -120,63 +139,96 @@ export async function readLogFile(
   options: { readonly maxLineBytes?: number; readonly chunkBytes?: number } = {},
 ): Promise<LogReading> {
   const maxLineBytes = options.maxLineBytes ?? longestLogLineBytes;
-  const decoder = new TextDecoder("utf-8", { fatal: true });
   const messages: ChatMessage[] = [];
   // Where each message's line is, to compare a duplicate with it byte for byte.
   const places: { start: number; length: number; line: number }[] = [];
   const repairs: LogRepair[] = [];
+  let line = 0;
   let completeBytes = 0;
-  let lines = 0;
-  for await (const raw of splitLines(handle, maxLineBytes, options.chunkBytes ?? 1024 * 1024)) {
-    if (!raw.complete) {
-      return { ok: true, messages, completeBytes, lines, tornBytes: raw.length, repairs };
-    }
-    const fail = (reason: string, cause?: unknown): LogReading => ({
-      ok: false,
-      line: raw.line,
-      reason,
-      keptMessages: messages.length,
-      ...(cause === undefined ? {} : { cause }),
-    });
-    if (raw.bytes === null) {
-      return fail(
-        `the line is ${raw.length.toLocaleString("en")} bytes, over the longest log line read: ${maxLineBytes.toLocaleString("en")} bytes${maxLineBytes === longestLogLineBytes ? " (this runtime's longest string)" : ""}`,
-      );
-    }
-    let text: string;
-    try {
-      text = decoder.decode(raw.bytes);
-    } catch (cause) {
-      return fail("the line is not UTF-8", cause);
-    }
+  const failure = (reason: string, cause?: unknown): LogReading => ({
+    ok: false,
+    line,
+    reason,
+    keptMessages: messages.length,
+    ...(cause === undefined ? {} : { cause }),
+  });
+  const overLimit = (length: number) =>
+    failure(
+      `the line is ${length.toLocaleString("en")} bytes, over the longest log line read: ${maxLineBytes.toLocaleString("en")} bytes${maxLineBytes === longestLogLineBytes ? " (this runtime's longest string)" : ""}`,
+    );
+  /**
+   * Takes one complete line (its text already known to be UTF-8): a failure, or null to go on. Synchronous but
+   * for a duplicate, which is compared with the earlier line on disk (an await per line would cost more than the line).
+   */
+  const take = (text: string, start: number, length: number): LogReading | null | Promise<LogReading | null> => {
+    line += 1;
+    if (length > maxLineBytes) return overLimit(length);
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (cause) {
-      return fail("the line is not JSON", cause);
+      return failure("the line is not JSON", cause);
     }
     const decoded = decodeLogMessage(value, null);
-    if (!decoded.ok) return fail(decoded.reason, decoded.cause);
-    const seq = decoded.message.seq;
+    if (!decoded.ok) return failure(decoded.reason, decoded.cause);
+    const message = decoded.message;
     const expected = messages.length;
-    if (seq > expected) return fail(`it carries seq ${seq} where ${expected} belongs`);
-    if (seq < expected) {
-      const earlier = places[seq] as { start: number; length: number; line: number };
-      if (earlier.length === raw.length && (await sameBytes(handle, earlier.start, raw.bytes))) {
-        repairs.push({ kind: "dropped", line: raw.line, seq, copyOf: earlier.line });
-      } else {
-        repairs.push({ kind: "renumbered", line: raw.line, from: seq, to: expected });
-        messages.push({ ...decoded.message, seq: expected });
-        places.push({ start: raw.start, length: raw.length, line: raw.line });
-      }
-    } else {
-      messages.push(decoded.message);
-      places.push({ start: raw.start, length: raw.length, line: raw.line });
+    if (message.seq > expected) return failure(`it carries seq ${message.seq} where ${expected} belongs`);
+    if (message.seq === expected) {
+      messages.push(message);
+      places.push({ start, length, line });
+      completeBytes = start + length + 1;
+      return null;
     }
-    completeBytes = raw.start + raw.length + 1;
-    lines = raw.line;
+    const at = line;
+    const earlier = places[message.seq] as { start: number; length: number; line: number };
+    const copy = earlier.length === length ? sameText(handle, earlier.start, text, length) : Promise.resolve(false);
+    return copy.then((same) => {
+      if (same) {
+        repairs.push({ kind: "dropped", line: at, seq: message.seq, copyOf: earlier.line });
+      } else {
+        repairs.push({ kind: "renumbered", line: at, from: message.seq, to: expected });
+        messages.push({ ...message, seq: expected });
+        places.push({ start, length, line: at });
+      }
+      completeBytes = start + length + 1;
+      return null;
+    });
+  };
+
+  // A log of a usual size is read at once; a large one 16 MiB at a time.
+  const chunkBytes = options.chunkBytes ?? Math.min(Math.max((await handle.stat()).size, 1), largestChunkBytes);
+  for await (const piece of linePieces(handle, maxLineBytes, chunkBytes)) {
+    if (piece.bytes === null) {
+      line += 1;
+      return overLimit(piece.length);
+    }
+    if (!piece.complete) {
+      return { ok: true, messages, completeBytes, lines: line, tornBytes: piece.length, repairs };
+    }
+    if (isUtf8(piece.bytes)) {
+      // The fast path: the piece decoded once and split as text; a line's byte length only measured.
+      let start = piece.start;
+      for (const text of piece.bytes.toString("utf8").split("\n")) {
+        const length = Buffer.byteLength(text, "utf8");
+        const taken = take(text, start, length);
+        const failed = taken instanceof Promise ? await taken : taken;
+        if (failed) return failed;
+        start += length + 1;
+      }
+      continue;
+    }
+    for (const lineBytes of bytesLines({ ...piece, bytes: piece.bytes })) {
+      // Checked first, so bytes that are not UTF-8 are never quietly read as U+FFFD.
+      if (!isUtf8(lineBytes.bytes)) {
+        line += 1;
+        return failure("the line is not UTF-8");
+      }
+      const failed = await take(lineBytes.bytes.toString("utf8"), lineBytes.start, lineBytes.bytes.length);
+      if (failed) return failed;
+    }
   }
-  return { ok: true, messages, completeBytes, lines, tornBytes: 0, repairs };
+  return { ok: true, messages, completeBytes, lines: line, tornBytes: 0, repairs };
 }
 
 /** Writes the log again with its repairs applied: every other line copied byte for byte. */
@@ -195,17 +247,22 @@ export async function writeRepairedLog(
     batch.length = 0;
     batchBytes = 0;
   };
-  for await (const raw of splitLines(from, options.maxLineBytes ?? longestLogLineBytes, 1024 * 1024)) {
-    if (!raw.complete) break;
-    const repair = byLine.get(raw.line);
-    if (repair?.kind === "dropped") continue;
-    let bytes = raw.bytes as Buffer;
-    if (repair?.kind === "renumbered") {
-      const value = JSON.parse(bytes.toString("utf8")) as Record<string, unknown>;
-      bytes = Buffer.from(JSON.stringify({ ...value, seq: repair.to }), "utf8");
+  let line = 0;
+  for await (const piece of linePieces(from, options.maxLineBytes ?? longestLogLineBytes, largestChunkBytes)) {
+    if (!piece.complete || piece.bytes === null) break;
+    for (const raw of bytesLines({ ...piece, bytes: piece.bytes })) {
+      line += 1;
+      const repair = byLine.get(line);
+      if (repair?.kind === "dropped") continue;
+      // Copied: the line is a view into the read buffer, read into again for the next lines.
+      let bytes = Buffer.from(raw.bytes);
+      if (repair?.kind === "renumbered") {
+        const value = JSON.parse(bytes.toString("utf8")) as Record<string, unknown>;
+        bytes = Buffer.from(JSON.stringify({ ...value, seq: repair.to }), "utf8");
+      }
+      batch.push(bytes, newline);
+      batchBytes += bytes.length + 1;
     }
-    batch.push(bytes, newline);
-    batchBytes += bytes.length + 1;
     if (batchBytes >= 1024 * 1024) await flush();
   }
   await flush();
@@ -237,13 +294,14 @@ export function describeRepairs(repairs: readonly LogRepair[]): string {
   return parts.join("; ");
 }
 
-async function sameBytes(handle: FileHandle, start: number, bytes: Buffer): Promise<boolean> {
-  const earlier = Buffer.allocUnsafe(bytes.length);
+async function sameText(handle: FileHandle, start: number, text: string, length: number): Promise<boolean> {
+  const earlier = Buffer.allocUnsafe(length);
   let read = 0;
-  while (read < bytes.length) {
-    const { bytesRead } = await handle.read(earlier, read, bytes.length - read, start + read);
+  while (read < length) {
+    const { bytesRead } = await handle.read(earlier, read, length - read, start + read);
     if (bytesRead === 0) return false;
     read += bytesRead;
   }
-  return earlier.equals(bytes);
+  // Both are UTF-8, so equal text is equal bytes.
+  return earlier.toString("utf8") === text;
 }

@@ -123,6 +123,7 @@ export {
   ChatLogCorruptError,
   type ChatStore,
   ChatStoreReadError,
+  ChatStoreWriteError,
   createIndexedDbChatStore,
   createMemoryChatStore,
   type IndexedDbChatStore,

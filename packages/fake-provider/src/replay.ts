@@ -23,13 +23,18 @@ export function createReplayScript(summariserModels: readonly string[]): ReplayS
   };
 }
 
+/**
+ * Running totals of a replay. Only the last turn's events are kept (a long replay must not keep every event of
+ * every turn); pass `onEvent` to see them all as they come.
+ */
 export interface ReplayStats {
   turns: number;
   requests: number;
   folds: number;
   heals: number;
   problems: number;
-  events: EngineEvent[];
+  /** The events of the turn played last, every round of it. */
+  lastTurnEvents: EngineEvent[];
 }
 
 /**
@@ -44,10 +49,12 @@ export async function replayTurns(
   script: ReplayScript,
   options: {
     readonly onTurn?: (index: number, stats: ReplayStats) => void | Promise<void>;
+    /** Every event of the replay, as it comes. */
+    readonly onEvent?: (event: EngineEvent) => void;
     readonly startSeq?: number;
   } = {},
 ): Promise<ReplayStats> {
-  const stats: ReplayStats = { turns: 0, requests: 0, folds: 0, heals: 0, problems: 0, events: [] };
+  const stats: ReplayStats = { turns: 0, requests: 0, folds: 0, heals: 0, problems: 0, lastTurnEvents: [] };
   let seq = options.startSeq ?? (await engine.loadChat(chatId)).messages.length;
   let callCounter = 0;
   for (const [index, turn] of turns.entries()) {
@@ -60,6 +67,7 @@ export async function replayTurns(
           : { text: round.reply },
       );
     }
+    stats.lastTurnEvents = [];
     let input: Parameters<Engine["sendTurn"]>[0] = { chatId, seq, text: turn.person || "(continue)" };
     for (let round = 0; round < rounds.length; round++) {
       const stream = engine.sendTurn(input);
@@ -67,7 +75,8 @@ export async function replayTurns(
       // The last message this round put in the log (the opening one, then the answer): the next seq follows it.
       let lastLogged = seq - 1;
       for await (const event of stream) {
-        stats.events.push(event);
+        stats.lastTurnEvents.push(event);
+        options.onEvent?.(event);
         if (event.type === "compacted") stats.folds += 1;
         if (event.type === "healed") stats.heals += 1;
         if (event.type === "turn-problem") stats.problems += 1;

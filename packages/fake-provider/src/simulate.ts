@@ -124,11 +124,10 @@ export async function simulateConversation(options: SimulateOptions): Promise<Si
     const stats = await replayTurns(engine, "simulated", turns, script, {
       onTurn: (index, current) => {
         if (!options.progress) return;
-        const last = current.events.at(-1);
-        // Looked for only when this turn ended with one: the events of every turn so far are in the list.
+        const last = current.lastTurnEvents.at(-1);
         const problem =
           last?.type === "turn-end" && last.status === "problem"
-            ? current.events.findLast((event) => event.type === "turn-problem")
+            ? current.lastTurnEvents.findLast((event) => event.type === "turn-problem")
             : undefined;
         options.progress(
           `turn ${index + 1}/${turns.length}: requests ${current.requests}, folds ${current.folds}, heals ${current.heals}, problems ${current.problems}` +

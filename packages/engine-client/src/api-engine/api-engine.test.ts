@@ -138,7 +138,9 @@ describe("createApiEngine", () => {
           engine: { store },
         });
         const fileSizes: number[] = [];
+        const events: EngineEvent[] = [];
         const stats = await replayTurns(engine, "long", turns, script, {
+          onEvent: (event) => events.push(event),
           onTurn: async () => {
             fileSizes.push((await readFile(join(folder, "api-sessions", "long.json"), "utf8")).length);
           },
@@ -156,7 +158,7 @@ describe("createApiEngine", () => {
         expect(over).toEqual([]);
         if (window <= 32_000) expect(stats.folds).toBeGreaterThan(0);
         // Every request after a fold carries the summary, framed, in front of the first kept person's message.
-        const foldsSeen = stats.events.filter((event) => event.type === "compacted");
+        const foldsSeen = events.filter((event) => event.type === "compacted");
         if (foldsSeen.length > 0) {
           const last = bodies.at(-1);
           const firstUser = last?.messages.find((message) => message.role === "user");
@@ -166,7 +168,7 @@ describe("createApiEngine", () => {
         // Between two folds, each request starts with the previous one's messages, byte for byte.
         const foldTurnStarts = new Set<number>();
         let requestIndex = -1;
-        for (const event of stats.events) {
+        for (const event of events) {
           if (event.type === "turn-start") requestIndex += 1;
           if (event.type === "compacted") foldTurnStarts.add(requestIndex);
         }

@@ -26,9 +26,9 @@ import { addUsage, type ChatMessage, emptyUsage, type ModelInfo, messageText, ty
 import { defaultProblemTitle, type TurnProblem } from "../problems.js";
 import type { FinishReason, ProviderAdapter, ToolDefinition } from "../providers/provider-adapter.js";
 import { ProviderCallError } from "../providers/provider-call-error.js";
-import { summariseFolded } from "../summarise/summariser.js";
+import { summariseFolded, summaryLeftOutNote } from "../summarise/summariser.js";
 import type { ChatStore } from "../transcript/chat-store.js";
-import { ChatLogCorruptError, TranscriptCorruptError } from "../transcript/errors.js";
+import { ChatLogCorruptError, TranscriptCorruptError, tornReason } from "../transcript/errors.js";
 import { buildTranscriptFile, type TranscriptFile } from "../transcript/transcript-file.js";
 import {
   applyTranscript,
@@ -159,7 +159,8 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     } catch (error) {
       // A log torn by a crash is repaired once (its whole copy kept aside); say so and read it again.
       if (!ChatLogCorruptError.isInstance(error) || !error.repaired) throw error;
-      addNote(rt, "summary-failed", `The chat's log was cut off by a crash; a copy was kept at ${error.keptAt}.`);
+      const what = error.reason === tornReason ? "was cut off by a crash" : `was repaired (${error.reason})`;
+      addNote(rt, "summary-failed", `The chat's log ${what}; a copy was kept at ${error.keptAt}.`);
       rt.log = await store.readLog(chatId);
     }
     if (previous) rt.log = rt.log.map((message, index) => sameMessage(previous.log[index], message) ?? message);
@@ -393,6 +394,10 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
         "summary-failed",
         `No model wrote a summary (${why || "no model"}); the earliest turns were dropped and the previous summary stays.`,
       );
+      send({ type: "health-note", chatId: rt.chatId, note });
+    }
+    if (result.leftOutCharacters > 0) {
+      const note = addNote(rt, "summary-failed", summaryLeftOutNote(result.leftOutCharacters));
       send({ type: "health-note", chatId: rt.chatId, note });
     }
     const summaryTokens = text ? estimateTokens(text, size.family) : 0;

@@ -1,8 +1,17 @@
-import { secretCorpus } from "@conch/fake-provider";
+import { type FakeProvider, secretCorpus, startFakeProvider } from "@conch/fake-provider";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { afterEach, describe, expect, it } from "vitest";
+import { chatLogFrom } from "../mock/long-chat.js";
+import { createProvider } from "../providers/create-provider.js";
 import { redactedMarker, redactedSecretKinds, redactSecrets } from "./redact.js";
 import { secretFormats } from "./secret-formats.js";
+import { summariseFolded } from "./summariser.js";
+
+const servers: FakeProvider[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
 
 // Made-up values in each format (never real keys), from a fixed-seed generator.
 let seed = 20261201;
@@ -107,6 +116,46 @@ describe("redactSecrets on every format of its rule set", () => {
 
   it("should list the context rules beside the formats", () => {
     expect(redactedSecretKinds.length).toBe(secretFormats.length + 6);
+  });
+});
+
+describe("a fold of a chat holding a sample of every format, over the fake provider", () => {
+  it("should send none of them in any summariser request, nor keep one in the summary", async () => {
+    const server = await startFakeProvider({
+      dialect: "openai",
+      models: [{ id: "cheap", window: 128_000 }],
+      countTokens: (text) => countTokens(text),
+      // A summariser that copies every line it reads: whatever reached it would show in the summary too.
+      reply: (request) => ({ text: `Summary:\n${request.lastUserText}` }),
+    });
+    servers.push(server);
+    const provider = createProvider("openai", { baseURL: server.baseURL, local: false, cheapestModel: "cheap" });
+    const entries = Object.entries(samples);
+    const folded = chatLogFrom(
+      // Each as it turns up (an Azure key is a format only inside its connection string).
+      entries.map(
+        ([kind, secret]) => [`Here is what I ran: ${sentenceFor(kind, secret)}`, sentenceFor(kind, secret)] as const,
+      ),
+    );
+    const result = await summariseFolded({
+      provider,
+      models: await provider.listModels(),
+      chatModel: "cheap",
+      folded,
+      previousSummary: null,
+      budget: 64_000,
+    });
+    const sent = server.chatRequests().map((request) => JSON.stringify(request.body));
+    expect(sent.length).toBeGreaterThan(0);
+    const reached = entries.filter(([, secret]) => {
+      const core = JSON.stringify(secret.slice(4, 24)).slice(1, -1);
+      return sent.some((body) => body.includes(core));
+    });
+    expect(reached.map(([kind]) => kind)).toEqual([]);
+    if (result.status === "summarised") {
+      for (const [kind, secret] of entries) expect(result.text, kind).not.toContain(secret.slice(4, 24));
+    }
+    console.info(`${entries.length} formats folded, ${sent.length} summariser requests, ${reached.length} reached`);
   });
 });
 

@@ -20,6 +20,15 @@ export const summaryMaxTokens = 4_000;
  */
 export const maxPiecesPerFold = 32;
 
+/** The health note's text when a fold was summarised from shortened texts: what was left out, and why. */
+export function summaryLeftOutNote(leftOutCharacters: number): string {
+  return (
+    `The summary was written from shortened texts: ${leftOutCharacters.toLocaleString("en")} characters from the ` +
+    `middle of the longest texts were not read, to stay within ${maxPiecesPerFold} summariser requests. ` +
+    "The log still holds them whole."
+  );
+}
+
 /** Why a summariser's reply was not kept. */
 export type SummaryRejection = "empty" | "refusal" | "tool-call" | "cut-off" | "echo" | "error";
 

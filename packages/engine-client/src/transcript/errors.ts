@@ -43,6 +43,9 @@ export class TranscriptCorruptError extends EngineClientError {
   }
 }
 
+/** The reason of a log whose only fault is its last line cut short. */
+export const tornReason = "the last line was cut short";
+
 const chatLogCorruptSymbol = markerFor("ChatLogCorruptError");
 /**
  * A chat's log that cannot be read as it is.
@@ -50,8 +53,12 @@ const chatLogCorruptSymbol = markerFor("ChatLogCorruptError");
  * - `torn: true`: the last line was cut short, which is what a crash in the middle of an append leaves (that
  *   append never resolved). The store has kept the whole file aside (`keptAt`) and cut the log back to its
  *   complete lines (`repaired: true`), so the next `readLog` returns those `keptMessages` messages.
- * - `torn: false`: a complete line is not a message at its place. Nothing is changed (`repaired: false`):
- *   the log stays where it is and every read and append refuses it until a person decides what to do.
+ * - A seq written twice (two writers at once): the file store keeps the whole file aside and writes the log
+ *   again with the later line under the next seq, or without it when it is a byte-for-byte copy of the earlier
+ *   line (`repaired: true`, `reason` says which lines); nothing of the person's is lost.
+ * - Otherwise a complete line is not a message at its place (or is longer than the runtime's longest string).
+ *   Nothing is changed (`repaired: false`): the log stays where it is and every read and append refuses it until
+ *   a person decides what to do.
  */
 export class ChatLogCorruptError extends EngineClientError {
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: isInstance reads it through the registry symbol.
@@ -82,12 +89,16 @@ export class ChatLogCorruptError extends EngineClientError {
     reason: string;
     cause?: unknown;
   }) {
-    const what = options.torn
-      ? `ends in a line cut short at line ${options.line} (an append that never finished)`
-      : `cannot be read at line ${options.line} (${options.reason})`;
-    const done = options.repaired
-      ? `the whole file was kept at ${options.keptAt} and the log now holds the ${options.keptMessages} complete messages before it`
-      : "nothing was changed and the log was left where it is";
+    const what = !options.repaired
+      ? `cannot be read at line ${options.line} (${options.reason})`
+      : options.torn && options.reason === tornReason
+        ? `ends in a line cut short at line ${options.line} (an append that never finished)`
+        : `was repaired from line ${options.line} on (${options.reason})`;
+    const done = !options.repaired
+      ? "nothing was changed and the log was left where it is"
+      : options.torn && options.reason === tornReason
+        ? `the whole file was kept at ${options.keptAt} and the log now holds the ${options.keptMessages} complete messages before it`
+        : `the whole file was kept at ${options.keptAt} and the log now holds ${options.keptMessages} messages`;
     super({
       name: "ChatLogCorruptError",
       message: `The log of chat ${options.chatId} at ${options.location} ${what}; ${done}`,
@@ -155,6 +166,41 @@ export class ChatStoreReadError extends EngineClientError {
   }
 }
 
+const writeSymbol = markerFor("ChatStoreWriteError");
+/**
+ * The storage itself failed to write a chat's record (storage or disk full, no permission, the database closed
+ * or upgraded by another tab, IndexedDB refusing). Nothing of the write was kept (a write is all or nothing); what was stored before
+ * is untouched. It may pass: a later write can succeed.
+ */
+export class ChatStoreWriteError extends EngineClientError {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: isInstance reads it through the registry symbol.
+  private readonly [writeSymbol] = true;
+  readonly chatId: string;
+  readonly location: string;
+  /** The storage is full (`QuotaExceededError`, `ENOSPC`, `EDQUOT`): free space, or delete old chats. */
+  readonly quotaExceeded: boolean;
+
+  constructor(options: { chatId: string; location: string; cause: unknown }) {
+    const detail = options.cause instanceof Error ? `: ${options.cause.message}` : "";
+    super({
+      name: "ChatStoreWriteError",
+      message: `Chat ${options.chatId}: ${options.location} could not be written, nothing of this write was kept${detail}`,
+      cause: options.cause,
+    });
+    this.chatId = options.chatId;
+    this.location = options.location;
+    const code = (options.cause as { code?: unknown } | null)?.code;
+    this.quotaExceeded =
+      (options.cause instanceof Error && options.cause.name === "QuotaExceededError") ||
+      code === "ENOSPC" ||
+      code === "EDQUOT";
+  }
+
+  static override isInstance(error: unknown): error is ChatStoreWriteError {
+    return EngineClientError.isInstance(error) && hasMarker(error, writeSymbol);
+  }
+}
+
 const invalidRecordSymbol = markerFor("InvalidChatRecordError");
 /**
  * A transcript or log message handed to a store that the store would not be able to read back. Nothing was
@@ -180,5 +226,50 @@ export class InvalidChatRecordError extends EngineClientError {
 
   static override isInstance(error: unknown): error is InvalidChatRecordError {
     return EngineClientError.isInstance(error) && hasMarker(error, invalidRecordSymbol);
+  }
+}
+
+const lockedSymbol = markerFor("ChatStoreLockedError");
+/**
+ * Another process holds this file-store folder: two processes appending one log would write one seq twice.
+ * Nothing was read or written. The lock file names the holder; a lock whose process has died is taken over
+ * by itself, so this error means the holder is alive (or on another computer, where it cannot be checked).
+ */
+export class ChatStoreLockedError extends EngineClientError {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: isInstance reads it through the registry symbol.
+  private readonly [lockedSymbol] = true;
+  /** The store's folder. */
+  readonly root: string;
+  /** The lock file: remove it only when sure its holder is gone. */
+  readonly lockPath: string;
+  /** The holder's process id, as its lock file says (null when the file could not be read). */
+  readonly holderPid: number | null;
+  /** The computer the holder runs on, as its lock file says. */
+  readonly holderHost: string | null;
+
+  constructor(options: {
+    root: string;
+    lockPath: string;
+    holderPid: number | null;
+    holderHost: string | null;
+    cause?: unknown;
+  }) {
+    const holder =
+      options.holderPid === null
+        ? "another process"
+        : `process ${options.holderPid}${options.holderHost ? ` on ${options.holderHost}` : ""}`;
+    super({
+      name: "ChatStoreLockedError",
+      message: `The chat folder ${options.root} is in use by ${holder} (lock file ${options.lockPath}); one process at a time may use it. Stop that process, or remove the lock file if it is gone.`,
+      cause: options.cause,
+    });
+    this.root = options.root;
+    this.lockPath = options.lockPath;
+    this.holderPid = options.holderPid;
+    this.holderHost = options.holderHost;
+  }
+
+  static override isInstance(error: unknown): error is ChatStoreLockedError {
+    return EngineClientError.isInstance(error) && hasMarker(error, lockedSymbol);
   }
 }

@@ -1,15 +1,34 @@
 import { randomBytes } from "node:crypto";
-import { constants, copyFile, type FileHandle, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
-import { assertSafeChatId } from "../errors.js";
+import {
+  constants,
+  copyFile,
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+} from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { assertSafeChatId, EngineClientError } from "../errors.js";
 import type { ChatMessage } from "../messages.js";
 import { createChatQueue } from "./chat-queue.js";
 import type { ChatStore } from "./chat-store.js";
-import { ChatLogCorruptError, ChatStoreReadError, TranscriptCorruptError, unreadableLogLine } from "./errors.js";
+import {
+  ChatLogCorruptError,
+  ChatStoreReadError,
+  ChatStoreWriteError,
+  TranscriptCorruptError,
+  tornReason,
+  unreadableLogLine,
+} from "./errors.js";
+import { type FolderLock, lockFolder } from "./folder-lock.node.js";
+import { describeRepairs, type LogReading, readLogFile, writeRepairedLog } from "./log-reader.node.js";
 import {
   checkLogMessages,
   checkLogSequence,
-  decodeLogMessage,
   decodeTranscript,
   encodeTranscript,
   type TranscriptFile,
@@ -17,9 +36,17 @@ import {
 
 /** Options of {@link createFileChatStore}. */
 export interface FileChatStoreOptions {
-  /** The folder that holds `api-sessions/` (transcripts) and `chats/` (logs); created on the first write. */
+  /** The folder that holds `api-sessions/` (transcripts), `chats/` (logs) and `store.lock`; created on first use. */
   readonly root: string;
+  /**
+   * The longest log line read, in bytes. Default and most: the runtime's longest string (about 512 MiB on
+   * V8); a longer line is reported as unreadable with this limit. Lower it only to test that path.
+   */
+  readonly maxLogLineBytes?: number;
 }
+
+/** How many copies kept aside (`.corrupt-*`, `.torn-*`, `.repaired-*`) one file keeps: the newest. */
+export const asideCopiesKept = 5;
 
 /** A {@link ChatStore} on Node's file system. */
 export interface FileChatStore extends ChatStore {
@@ -29,6 +56,11 @@ export interface FileChatStore extends ChatStore {
   transcriptPath(chatId: string): string;
   /** Where a chat's log lives: `<root>/chats/<id>.jsonl`, one message per line. */
   logPath(chatId: string): string;
+  /**
+   * Lets go of the folder: when no other store of this process uses it, its lock file is removed, so another
+   * process may use it. The store can be used again afterwards (it takes the folder again).
+   */
+  close(): Promise<void>;
 }
 
 /**
@@ -37,13 +69,30 @@ export interface FileChatStore extends ChatStore {
  * leftover `<id>.json.tmp-*` files are never read. A log is appended to and flushed; a crash mid-append can
  * only cut its last line short, which the next read reports and repairs (see `ChatLogCorruptError`).
  *
- * One store per root per process: calls for one chat are queued in this store, not across processes.
+ * One process per root: the first call takes the folder (`<root>/store.lock`, holding the process id), and
+ * another process is refused with `ChatStoreLockedError` until this one ends or calls `close()`; a lock left by a
+ * process that died is taken over. Taking the folder removes temporary files a killed writer left. Stores of one
+ * process share the lock; calls for one chat are queued per store, and a log appended by another store of the
+ * process is noticed by its size.
  */
 export function createFileChatStore(options: FileChatStoreOptions): FileChatStore {
   const root = resolve(options.root);
   const transcriptFolder = join(root, "api-sessions");
   const logFolder = join(root, "chats");
   const queue = createChatQueue();
+  const readLimits = options.maxLogLineBytes === undefined ? {} : { maxLineBytes: options.maxLogLineBytes };
+  let lock: Promise<FolderLock> | null = null;
+  /** Takes the folder for this process on first use (again after `close`); refused while another process holds it. */
+  function hold(): Promise<FolderLock> {
+    if (lock === null) {
+      const taking = lockFolder(root, () => removeTemporaryFiles([transcriptFolder, logFolder]));
+      lock = taking;
+      taking.catch(() => {
+        if (lock === taking) lock = null;
+      });
+    }
+    return lock;
+  }
   // The next seq of each log read or written here, with the file size it was true for: another store that
   // appended since changes the size, and the log is read again instead of trusted.
   const logEnds = new Map<string, { readonly nextSeq: number; readonly size: number }>();
@@ -59,9 +108,9 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
 
   async function loadLog(chatId: string): Promise<ChatMessage[]> {
     const path = logPath(chatId);
-    let bytes: Buffer;
+    let handle: FileHandle;
     try {
-      bytes = await readFile(path);
+      handle = await open(path, "r");
     } catch (error) {
       if (errorCode(error) === "ENOENT") {
         logEnds.delete(chatId);
@@ -69,61 +118,63 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
       }
       throw new ChatStoreReadError({ chatId, location: path, cause: error });
     }
-    // Every append ends in a newline, so anything after the last one is an append that never finished.
-    const completeLength = bytes.lastIndexOf(0x0a) + 1;
-    const messages: ChatMessage[] = [];
-    let text: string;
+    let reading: LogReading;
     try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, completeLength));
-    } catch (cause) {
-      const line = firstBadUtf8Line(bytes.subarray(0, completeLength));
-      throw unreadableLogLine({ chatId, location: path, line, reason: "the line is not UTF-8", cause });
+      reading = await readLogFile(handle, readLimits);
+    } catch (error) {
+      await handle.close();
+      throw new ChatStoreReadError({ chatId, location: path, cause: error });
     }
-    const lines = text.length === 0 ? [] : text.slice(0, -1).split("\n");
-    for (const [index, line] of lines.entries()) {
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch (cause) {
-        throw unreadableLogLine({ chatId, location: path, line: index + 1, reason: "the line is not JSON", cause });
-      }
-      const decoded = decodeLogMessage(value, index);
-      if (!decoded.ok) {
-        throw unreadableLogLine({
-          chatId,
-          location: path,
-          line: index + 1,
-          reason: decoded.reason,
-          cause: decoded.cause,
-        });
-      }
-      messages.push(decoded.message);
-    }
-    if (completeLength < bytes.length) {
-      const keptAt = asidePath(path, "torn");
-      await copyFile(path, keptAt, constants.COPYFILE_EXCL);
-      await syncFile(keptAt);
-      const handle = await open(path, "r+");
-      try {
-        await handle.truncate(completeLength);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      logEnds.set(chatId, { nextSeq: messages.length, size: completeLength });
-      throw new ChatLogCorruptError({
+    if (!reading.ok) {
+      await handle.close();
+      throw unreadableLogLine({
         chatId,
         location: path,
-        keptAt,
-        line: lines.length + 1,
-        torn: true,
-        repaired: true,
-        keptMessages: messages.length,
-        reason: "the last line was cut short",
+        line: reading.line,
+        reason: reading.reason,
+        cause: reading.cause,
       });
     }
-    logEnds.set(chatId, { nextSeq: messages.length, size: bytes.length });
-    return messages;
+    const { messages, repairs, tornBytes } = reading;
+    if (tornBytes === 0 && repairs.length === 0) {
+      await handle.close();
+      logEnds.set(chatId, { nextSeq: messages.length, size: reading.completeBytes });
+      return messages;
+    }
+    // Repaired once, the whole file kept aside first: a line cut short by a crash mid-append is cut off; a seq
+    // written twice (two writers at once) is renumbered, or dropped when its line is a byte-for-byte copy.
+    let size = reading.completeBytes;
+    const keptAt = asidePath(path, repairs.length > 0 ? "repaired" : "torn");
+    try {
+      await copyFile(path, keptAt, constants.COPYFILE_EXCL);
+      await syncFile(keptAt);
+      if (repairs.length > 0) {
+        size = await replaceFile(path, (to) => writeRepairedLog(handle, to, repairs, readLimits));
+      } else {
+        const writable = await open(path, "r+");
+        try {
+          await writable.truncate(reading.completeBytes);
+          await writable.sync();
+        } finally {
+          await writable.close();
+        }
+      }
+    } finally {
+      await handle.close();
+    }
+    await pruneAsideCopies(path);
+    logEnds.set(chatId, { nextSeq: messages.length, size });
+    const reasons = [...(tornBytes > 0 ? [tornReason] : []), ...(repairs.length > 0 ? [describeRepairs(repairs)] : [])];
+    throw new ChatLogCorruptError({
+      chatId,
+      location: path,
+      keptAt,
+      line: repairs[0]?.line ?? reading.lines + 1,
+      torn: tornBytes > 0,
+      repaired: true,
+      keptMessages: messages.length,
+      reason: reasons.join("; "),
+    });
   }
 
   async function logEnd(chatId: string): Promise<{ readonly nextSeq: number; readonly size: number }> {
@@ -141,95 +192,139 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
     return logEnds.get(chatId) ?? { nextSeq: messages.length, size };
   }
 
+  /**
+   * Runs one call; what the file system throws (no space, no permission, an I/O error) comes out as the store's
+   * typed error. The store's own errors (a wrong seq, a corrupt file, a folder held by another process) pass.
+   */
+  async function storage<T>(
+    kind: "read" | "write",
+    chatId: string,
+    location: string,
+    step: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      if (EngineClientError.isInstance(error)) throw error;
+      throw kind === "read"
+        ? new ChatStoreReadError({ chatId, location, cause: error })
+        : new ChatStoreWriteError({ chatId, location, cause: error });
+    }
+  }
+
   return {
     root,
     transcriptPath,
     logPath,
 
+    async close() {
+      const taken = lock;
+      lock = null;
+      if (taken === null) return;
+      const held = await taken.catch(() => null);
+      await held?.release();
+    },
+
     async readLog(chatId) {
       assertSafeChatId(chatId);
-      return queue.run(chatId, () => loadLog(chatId));
+      return storage("read", chatId, logPath(chatId), async () => {
+        await hold();
+        return queue.run(chatId, () => loadLog(chatId));
+      });
     },
 
     async appendLog(chatId, messages) {
       assertSafeChatId(chatId);
       const checked = checkLogMessages(chatId, messages);
-      return queue.run(chatId, async () => {
-        const end = await logEnd(chatId);
-        checkLogSequence(chatId, end.nextSeq, checked);
-        if (checked.length === 0) return;
-        const path = logPath(chatId);
-        const lines = Buffer.from(checked.map((message) => `${JSON.stringify(message)}\n`).join(""), "utf8");
-        await makeFolder(logFolder);
-        logEnds.delete(chatId);
-        const handle = await open(path, "a", 0o600);
-        try {
-          await handle.writeFile(lines);
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
-        if (end.size === 0) await syncFolder(logFolder);
-        logEnds.set(chatId, { nextSeq: end.nextSeq + checked.length, size: end.size + lines.length });
+      return storage("write", chatId, logPath(chatId), async () => {
+        await hold();
+        return queue.run(chatId, async () => {
+          const end = await logEnd(chatId);
+          checkLogSequence(chatId, end.nextSeq, checked);
+          if (checked.length === 0) return;
+          const path = logPath(chatId);
+          const lines = Buffer.from(checked.map((message) => `${JSON.stringify(message)}\n`).join(""), "utf8");
+          await makeFolder(logFolder);
+          logEnds.delete(chatId);
+          const handle = await open(path, "a", 0o600);
+          try {
+            await handle.writeFile(lines);
+            await handle.sync();
+          } finally {
+            await handle.close();
+          }
+          if (end.size === 0) await syncFolder(logFolder);
+          logEnds.set(chatId, { nextSeq: end.nextSeq + checked.length, size: end.size + lines.length });
+        });
       });
     },
 
     async readTranscript(chatId) {
       const path = transcriptPath(chatId);
-      return queue.run(chatId, async (): Promise<TranscriptFile | null> => {
-        let bytes: Buffer;
-        try {
-          bytes = await readFile(path);
-        } catch (error) {
-          if (errorCode(error) === "ENOENT") return null;
-          throw new ChatStoreReadError({ chatId, location: path, cause: error });
-        }
-        let text: string | undefined;
-        let reason = "it is not UTF-8";
-        let cause: unknown;
-        try {
-          // Fatal, so bytes that are not UTF-8 are not quietly turned into U+FFFD and written back so.
-          text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-        } catch (error) {
-          cause = error;
-        }
-        if (text !== undefined) {
-          const decoded = decodeTranscript(chatId, text);
-          if (decoded.ok) return decoded.file;
-          reason = decoded.reason;
-          cause = decoded.cause;
-        }
-        const keptAt = asidePath(path, "corrupt");
-        let movedTo = path;
-        try {
-          await rename(path, keptAt);
-          await syncFolder(transcriptFolder);
-          movedTo = keptAt;
-        } catch (error) {
-          cause = new AggregateError([cause, error], "could not move the transcript aside");
-        }
-        throw new TranscriptCorruptError({ chatId, location: path, keptAt: movedTo, reason, cause });
+      return storage("read", chatId, path, async () => {
+        await hold();
+        return queue.run(chatId, async (): Promise<TranscriptFile | null> => {
+          let bytes: Buffer;
+          try {
+            bytes = await readFile(path);
+          } catch (error) {
+            if (errorCode(error) === "ENOENT") return null;
+            throw new ChatStoreReadError({ chatId, location: path, cause: error });
+          }
+          let text: string | undefined;
+          let reason = "it is not UTF-8";
+          let cause: unknown;
+          try {
+            // Fatal, so bytes that are not UTF-8 are not quietly turned into U+FFFD and written back so.
+            text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+          } catch (error) {
+            cause = error;
+          }
+          if (text !== undefined) {
+            const decoded = decodeTranscript(chatId, text);
+            if (decoded.ok) return decoded.file;
+            reason = decoded.reason;
+            cause = decoded.cause;
+          }
+          const keptAt = asidePath(path, "corrupt");
+          let movedTo = path;
+          try {
+            await rename(path, keptAt);
+            await syncFolder(transcriptFolder);
+            movedTo = keptAt;
+          } catch (error) {
+            cause = new AggregateError([cause, error], "could not move the transcript aside");
+          }
+          await pruneAsideCopies(path);
+          throw new TranscriptCorruptError({ chatId, location: path, keptAt: movedTo, reason, cause });
+        });
       });
     },
 
     async writeTranscript(chatId, file) {
       const path = transcriptPath(chatId);
       const json = encodeTranscript(chatId, file);
-      return queue.run(chatId, async () => {
-        await makeFolder(transcriptFolder);
-        await writeFileAtomically(path, json);
+      return storage("write", chatId, path, async () => {
+        await hold();
+        return queue.run(chatId, async () => {
+          await makeFolder(transcriptFolder);
+          await writeFileAtomically(path, json);
+        });
       });
     },
 
     async transcriptBytes(chatId) {
       const path = transcriptPath(chatId);
-      return queue.run(chatId, async () => {
-        try {
-          return (await stat(path)).size;
-        } catch (error) {
-          if (errorCode(error) === "ENOENT") return 0;
-          throw new ChatStoreReadError({ chatId, location: path, cause: error });
-        }
+      return storage("read", chatId, path, async () => {
+        await hold();
+        return queue.run(chatId, async () => {
+          try {
+            return (await stat(path)).size;
+          } catch (error) {
+            if (errorCode(error) === "ENOENT") return 0;
+            throw error;
+          }
+        });
       });
     },
   };
@@ -240,12 +335,19 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
  * target (atomic on one file system); then the folder is flushed so the rename itself survives a power cut.
  */
 async function writeFileAtomically(path: string, text: string): Promise<void> {
-  const temporary = `${path}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
+  await replaceFile(path, (handle) => handle.writeFile(text, "utf8"));
+}
+
+/** {@link writeFileAtomically} with the bytes written by `write`; returns the new file's size. */
+async function replaceFile(path: string, write: (handle: FileHandle) => Promise<void>): Promise<number> {
+  const temporary = `${path}${temporaryMark}${process.pid}-${randomBytes(6).toString("hex")}`;
   let handle: FileHandle | undefined;
+  let size: number;
   try {
     handle = await open(temporary, "wx", 0o600);
-    await handle.writeFile(text, "utf8");
+    await write(handle);
     await handle.sync();
+    size = (await handle.stat()).size;
     await handle.close();
     handle = undefined;
     await rename(temporary, path);
@@ -255,6 +357,55 @@ async function writeFileAtomically(path: string, text: string): Promise<void> {
     throw error;
   }
   await syncFolder(dirname(path));
+  return size;
+}
+
+/** Temporary files are `<name>.tmp-<pid>-<random>`. */
+const temporaryMark = ".tmp-";
+
+/**
+ * Removes what killed writers left: temporary files of other processes (this process holds the folder now, so
+ * no other process is writing them). A file this code did not name so is left alone.
+ */
+async function removeTemporaryFiles(folders: readonly string[]): Promise<void> {
+  const pattern = /\.tmp-(\d+)-[0-9a-f]+$/;
+  for (const folder of folders) {
+    let names: string[];
+    try {
+      names = await readdir(folder);
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") continue;
+      throw error;
+    }
+    for (const name of names) {
+      const pid = pattern.exec(name)?.[1];
+      if (pid !== undefined && Number(pid) !== process.pid) await rm(join(folder, name), { force: true });
+    }
+  }
+}
+
+/** Copies kept aside of `path` beyond the newest {@link asideCopiesKept} are removed (a file that keeps failing
+ * must not fill the disk with copies). */
+async function pruneAsideCopies(path: string): Promise<void> {
+  try {
+    await removeOlderCopies(path);
+  } catch {
+    // Best effort: the copy just made is kept either way, and the next one tries again.
+  }
+}
+
+async function removeOlderCopies(path: string): Promise<void> {
+  const folder = dirname(path);
+  const prefix = `${basename(path)}.`;
+  const pattern = /^(?:corrupt|torn|repaired)-(\d+)-[0-9a-f]+$/;
+  const copies: { name: string; at: number }[] = [];
+  for (const name of await readdir(folder)) {
+    if (!name.startsWith(prefix)) continue;
+    const at = pattern.exec(name.slice(prefix.length))?.[1];
+    if (at !== undefined) copies.push({ name, at: Number(at) });
+  }
+  copies.sort((a, b) => b.at - a.at || b.name.localeCompare(a.name));
+  for (const copy of copies.slice(asideCopiesKept)) await rm(join(folder, copy.name), { force: true });
 }
 
 async function makeFolder(folder: string): Promise<void> {
@@ -285,26 +436,8 @@ async function syncFolder(folder: string): Promise<void> {
   }
 }
 
-function asidePath(path: string, kind: "corrupt" | "torn"): string {
+function asidePath(path: string, kind: "corrupt" | "torn" | "repaired"): string {
   return `${path}.${kind}-${Date.now()}-${randomBytes(3).toString("hex")}`;
-}
-
-/** The 1-based line holding the first byte sequence that is not UTF-8. */
-function firstBadUtf8Line(bytes: Uint8Array): number {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  let line = 1;
-  let start = 0;
-  for (let index = 0; index < bytes.length; index++) {
-    if (bytes[index] !== 0x0a) continue;
-    try {
-      decoder.decode(bytes.subarray(start, index));
-    } catch {
-      return line;
-    }
-    line++;
-    start = index + 1;
-  }
-  return line;
 }
 
 function errorCode(error: unknown): string | undefined {

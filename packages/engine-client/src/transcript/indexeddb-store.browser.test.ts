@@ -1,6 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { InvalidChatIdError, TurnSequenceError } from "../errors.js";
-import { ChatLogCorruptError, InvalidChatRecordError, TranscriptCorruptError } from "./errors.js";
+import {
+  ChatLogCorruptError,
+  ChatStoreReadError,
+  ChatStoreWriteError,
+  InvalidChatRecordError,
+  TranscriptCorruptError,
+} from "./errors.js";
 import { createIndexedDbChatStore, type IndexedDbChatStore } from "./indexeddb-store.js";
 import { chatStoreContract } from "./testing/chat-store-contract.js";
 import { bigTranscript, sampleLog, sampleSummary } from "./testing/fixtures.js";
@@ -209,6 +215,44 @@ describe("createIndexedDbChatStore", () => {
         expect(error).toMatchObject({ line: 2, torn: false, repaired: false, keptMessages: 1 });
       }
       expect(await rawGet(store, "log", ["broken", 1])).toEqual({ seq: 1, role: "assistant" });
+    });
+  });
+
+  describe("given the database upgraded under it by another tab (IndexedDB refusing)", () => {
+    it("should throw the store's typed errors, never a raw DOMException, and keep what was stored", async () => {
+      const store = createStore();
+      const log = sampleLog();
+      await store.appendLog("c", log.slice(0, 2));
+      // Another tab opens a newer version: this store's connection is closed under it.
+      const newer = await settle(indexedDB.open(store.databaseName, 2));
+
+      const attempts: [string, () => Promise<unknown>, "read" | "write"][] = [
+        ["appendLog", () => store.appendLog("c", log.slice(2)), "write"],
+        ["readLog", () => store.readLog("c"), "read"],
+        ["writeTranscript", () => store.writeTranscript("c", buildTranscriptFile({ id: "c", kept: log })), "write"],
+        ["readTranscript", () => store.readTranscript("c"), "read"],
+        ["transcriptBytes", () => store.transcriptBytes("c"), "read"],
+      ];
+      for (const [name, attempt, kind] of attempts) {
+        const error = await attempt().then(
+          () => null,
+          (caught: unknown) => caught,
+        );
+        expect(error, name).not.toBeInstanceOf(DOMException);
+        const typed = kind === "read" ? ChatStoreReadError.isInstance(error) : ChatStoreWriteError.isInstance(error);
+        expect(typed, `${name}: ${String(error)}`).toBe(true);
+        expect((error as { cause?: unknown }).cause, name).toBeInstanceOf(DOMException);
+        expect(error, name).toMatchObject({ chatId: "c" });
+        if (kind === "write") expect(error, name).toMatchObject({ quotaExceeded: false });
+      }
+
+      // Once the other tab is gone and the database is back to what this store opens, it goes on.
+      newer.close();
+      store.close();
+      const raw = await settle(indexedDB.open(store.databaseName, 2));
+      const messages = await settle(raw.transaction("log").objectStore("log").getAll());
+      raw.close();
+      expect(messages).toEqual(log.slice(0, 2));
     });
   });
 

@@ -3,7 +3,7 @@ import { assertSafeChatId, EngineClientError } from "../errors.js";
 import type { ChatMessage } from "../messages.js";
 import { createChatQueue } from "./chat-queue.js";
 import type { ChatStore } from "./chat-store.js";
-import { ChatStoreReadError, TranscriptCorruptError, unreadableLogLine } from "./errors.js";
+import { ChatStoreReadError, ChatStoreWriteError, TranscriptCorruptError, unreadableLogLine } from "./errors.js";
 import {
   checkLogMessages,
   checkLogSequence,
@@ -74,6 +74,23 @@ export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}
 
   const location = (store: string, chatId: string): string => `indexeddb://${databaseName}/${store}/${chatId}`;
 
+  /**
+   * Runs one storage step; what IndexedDB throws (a DOMException, or the store's "unavailable") comes out as the
+   * store's typed error. The engine's own errors (a wrong seq, a refused record) pass as they are. A connection
+   * closed under it (another tab upgrading or deleting the database) is dropped, so the next call opens again.
+   */
+  async function storage<T>(kind: "read" | "write", chatId: string, where: string, step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      if (EngineClientError.isInstance(error) && error.name !== unavailableName) throw error;
+      if (error instanceof Error && error.name === "InvalidStateError") opening = undefined;
+      throw kind === "read"
+        ? new ChatStoreReadError({ chatId, location: where, cause: error })
+        : new ChatStoreWriteError({ chatId, location: where, cause: error });
+    }
+  }
+
   return {
     databaseName,
 
@@ -87,14 +104,11 @@ export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}
       assertSafeChatId(chatId);
       return queue.run(chatId, async () => {
         const where = location(stores.log, chatId);
-        let values: unknown[];
-        try {
+        const values = await storage("read", chatId, where, async (): Promise<unknown[]> => {
           const db = await database();
           const transaction = db.transaction(stores.log, "readonly");
-          values = await requestResult(transaction.objectStore(stores.log).getAll(logRange(chatId)));
-        } catch (error) {
-          throw new ChatStoreReadError({ chatId, location: where, cause: error });
-        }
+          return requestResult(transaction.objectStore(stores.log).getAll(logRange(chatId)));
+        });
         const messages: ChatMessage[] = [];
         for (const [index, value] of values.entries()) {
           const decoded = decodeLogMessage(value, index);
@@ -116,28 +130,30 @@ export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}
     async appendLog(chatId, messages) {
       assertSafeChatId(chatId);
       const checked = checkLogMessages(chatId, messages);
-      return queue.run(chatId, async () => {
-        const db = await database();
-        const transaction = db.transaction(stores.log, "readwrite", durable);
-        const done = transactionDone(transaction);
-        const store = transaction.objectStore(stores.log);
-        try {
-          const last = await requestResult(store.openKeyCursor(logRange(chatId), "prev"));
-          const nextSeq = last === null ? 0 : (last.key as [string, number])[1] + 1;
-          checkLogSequence(chatId, nextSeq, checked);
-          // `add`, not `put`: a seq already there fails the whole transaction instead of overwriting it.
-          for (const message of checked) store.add(message, [chatId, message.seq]);
-        } catch (error) {
+      return queue.run(chatId, () =>
+        storage("write", chatId, location(stores.log, chatId), async () => {
+          const db = await database();
+          const transaction = db.transaction(stores.log, "readwrite", durable);
+          const done = transactionDone(transaction);
+          const store = transaction.objectStore(stores.log);
           try {
-            transaction.abort();
-          } catch {
-            // Already aborting because the failed request aborted it.
+            const last = await requestResult(store.openKeyCursor(logRange(chatId), "prev"));
+            const nextSeq = last === null ? 0 : (last.key as [string, number])[1] + 1;
+            checkLogSequence(chatId, nextSeq, checked);
+            // `add`, not `put`: a seq already there fails the whole transaction instead of overwriting it.
+            for (const message of checked) store.add(message, [chatId, message.seq]);
+          } catch (error) {
+            try {
+              transaction.abort();
+            } catch {
+              // Already aborting because the failed request aborted it.
+            }
+            await done.catch(() => undefined);
+            throw error;
           }
-          await done.catch(() => undefined);
-          throw error;
-        }
-        await done;
-      });
+          await done;
+        }),
+      );
     },
 
     async readTranscript(chatId) {
@@ -146,21 +162,17 @@ export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}
         const where = location(stores.transcripts, chatId);
         // One read-write transaction: what is moved aside is exactly what was read, even with another tab
         // writing this chat's transcript at the same moment.
-        let transaction: IDBTransaction;
-        let raw: unknown;
-        try {
+        const { transaction, raw } = await storage("read", chatId, where, async () => {
           const db = await database();
-          transaction = db.transaction([stores.transcripts, stores.corrupt], "readwrite", durable);
-          raw = await requestResult(transaction.objectStore(stores.transcripts).get(chatId));
-        } catch (error) {
-          throw new ChatStoreReadError({ chatId, location: where, cause: error });
-        }
+          const transaction = db.transaction([stores.transcripts, stores.corrupt], "readwrite", durable);
+          const raw: unknown = await requestResult(transaction.objectStore(stores.transcripts).get(chatId));
+          return { transaction, raw };
+        });
         if (raw === undefined) return null;
         const decoded: TranscriptDecoding =
           typeof raw === "string" ? decodeTranscript(chatId, raw) : { ok: false, reason: "it is not JSON text" };
         if (decoded.ok) return decoded.file;
 
-        const done = transactionDone(transaction);
         const record: IndexedDbCorruptRecord = {
           chatId,
           store: "transcripts",
@@ -168,50 +180,57 @@ export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}
           reason: decoded.reason,
           at: Date.now(),
         };
-        const key = await requestResult(transaction.objectStore(stores.corrupt).add(record));
-        transaction.objectStore(stores.transcripts).delete(chatId);
-        await done;
-        throw new TranscriptCorruptError({
-          chatId,
-          location: where,
-          keptAt: `indexeddb://${databaseName}/${stores.corrupt}/${String(key)}`,
-          reason: decoded.reason,
-          cause: decoded.cause,
-        });
+        let keptAt = where;
+        let cause = decoded.cause;
+        try {
+          const done = transactionDone(transaction);
+          const key = await requestResult(transaction.objectStore(stores.corrupt).add(record));
+          transaction.objectStore(stores.transcripts).delete(chatId);
+          await done;
+          keptAt = `indexeddb://${databaseName}/${stores.corrupt}/${String(key)}`;
+        } catch (error) {
+          // Not moved (storage full, say): left where it is, as the file store does.
+          cause = new AggregateError([decoded.cause, error], "could not move the transcript aside");
+        }
+        throw new TranscriptCorruptError({ chatId, location: where, keptAt, reason: decoded.reason, cause });
       });
     },
 
     async writeTranscript(chatId, file) {
       assertSafeChatId(chatId);
       const json = encodeTranscript(chatId, file);
-      return queue.run(chatId, async () => {
-        const db = await database();
-        const transaction = db.transaction(stores.transcripts, "readwrite", durable);
-        const done = transactionDone(transaction);
-        transaction.objectStore(stores.transcripts).put(json, chatId);
-        await done;
-      });
+      return queue.run(chatId, () =>
+        storage("write", chatId, location(stores.transcripts, chatId), async () => {
+          const db = await database();
+          const transaction = db.transaction(stores.transcripts, "readwrite", durable);
+          const done = transactionDone(transaction);
+          transaction.objectStore(stores.transcripts).put(json, chatId);
+          await done;
+        }),
+      );
     },
 
     async transcriptBytes(chatId) {
       assertSafeChatId(chatId);
-      return queue.run(chatId, async () => {
-        const db = await database();
-        const raw: unknown = await requestResult(
-          db.transaction(stores.transcripts, "readonly").objectStore(stores.transcripts).get(chatId),
-        );
-        return typeof raw === "string" ? utf8Length(raw) : 0;
-      });
+      return queue.run(chatId, () =>
+        storage("read", chatId, location(stores.transcripts, chatId), async () => {
+          const db = await database();
+          const raw: unknown = await requestResult(
+            db.transaction(stores.transcripts, "readonly").objectStore(stores.transcripts).get(chatId),
+          );
+          return typeof raw === "string" ? utf8Length(raw) : 0;
+        }),
+      );
     },
   };
 }
 
+const unavailableName = "IndexedDbUnavailableError";
+
 function openDatabase(name: string, factory: IDBFactory | undefined): Promise<IDBDatabase> {
   const indexedDB = factory ?? globalThis.indexedDB;
   if (indexedDB === undefined) {
-    return Promise.reject(
-      new EngineClientError({ name: "IndexedDbUnavailableError", message: "IndexedDB is not available here" }),
-    );
+    return Promise.reject(new EngineClientError({ name: unavailableName, message: "IndexedDB is not available here" }));
   }
   return new Promise((resolve, reject) => {
     const request = indexedDB.open(name, 1);

@@ -179,13 +179,13 @@ export type LogMessageDecoding =
   | { readonly ok: true; readonly message: ChatMessage }
   | { readonly ok: false; readonly reason: string; readonly cause?: unknown };
 
-/** Checks a parsed log record that should be the message at `expectedSeq`; never throws. */
-export function decodeLogMessage(value: unknown, expectedSeq: number): LogMessageDecoding {
+/** Checks a parsed log record that should be the message at `expectedSeq` (any seq when null); never throws. */
+export function decodeLogMessage(value: unknown, expectedSeq: number | null): LogMessageDecoding {
   const result = logMessageSchema.safeParse(value);
   if (!result.success) {
     return { ok: false, reason: `it is not a message: ${describeIssues(result.error)}`, cause: result.error };
   }
-  if (result.data.seq !== expectedSeq) {
+  if (expectedSeq !== null && result.data.seq !== expectedSeq) {
     return { ok: false, reason: `it carries seq ${result.data.seq} where ${expectedSeq} belongs` };
   }
   const message: ChatMessage = result.data;

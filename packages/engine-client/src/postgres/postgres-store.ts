@@ -33,6 +33,8 @@ export interface StoredChat {
 
 /** A {@link ChatStore} in Postgres (a real server or PGlite), with what only a database can do on top. */
 export interface PostgresChatStore extends ChatStore {
+  /** The database it was given. */
+  readonly db: SqlDatabase;
   readonly userId: string;
   /**
    * Appends a turn's messages and replaces the transcript in one transaction: both or neither. Same checks as
@@ -180,6 +182,7 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
   }
 
   return {
+    db,
     userId,
 
     async readLog(chatId) {

@@ -9,6 +9,8 @@ export interface ServeProcess {
   readonly url: string;
   readonly output: () => string;
   stop(): Promise<void>;
+  /** SIGKILL: no shutdown, as when the machine dies; resolves once it has exited. */
+  kill(): Promise<void>;
 }
 
 /** Runs `pnpm serve` (its script, on a free port, chats in a fresh folder) and waits for `listening on …`. */
@@ -38,11 +40,20 @@ export async function startServe(env: Record<string, string> = {}, args: string[
       reject(new Error(`pnpm serve exited:\n${output}`));
     });
   });
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once("exit", () => resolve());
+  });
   return {
     url,
     output: () => output,
+    kill: async () => {
+      child.kill("SIGKILL");
+      await exited;
+      await rm(dataDir, { recursive: true, force: true });
+    },
     stop: async () => {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         await new Promise<void>((resolve) => {
           child.once("exit", () => resolve());
           child.kill("SIGTERM");

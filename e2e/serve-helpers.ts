@@ -20,7 +20,12 @@ export async function startServe(env: Record<string, string> = {}, args: string[
   const child: ChildProcess = spawn(
     process.execPath,
     ["--conditions=source", "--import", "tsx", "scripts/serve.ts", "--port", String(port), ...args],
-    { cwd: repoRoot, env: { ...process.env, NACRE_DATA_DIR: dataDir, ...env }, stdio: ["ignore", "pipe", "pipe"] },
+    {
+      cwd: repoRoot,
+      // PGlite in the fresh folder unless the test names a database (a DATABASE_URL of the run is not this test's).
+      env: { ...process.env, NACRE_DATA_DIR: dataDir, DATABASE_URL: "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
   );
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {
@@ -73,7 +78,7 @@ export function serveRefusal(
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "scripts/serve.ts", ...args], {
       cwd: repoRoot,
-      env: { ...process.env, ...env },
+      env: { ...process.env, DATABASE_URL: "", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

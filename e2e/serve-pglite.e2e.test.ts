@@ -1,5 +1,5 @@
 // `pnpm serve` without DATABASE_URL: chats in PGlite under NACRE_DATA_DIR, a file-store folder imported on the first
-// start, one process per folder, chats kept across restarts.
+// start, one process per folder, chats kept across restarts and a SIGKILL.
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -97,5 +97,22 @@ describe("pnpm serve on PGlite under NACRE_DATA_DIR", () => {
     expect(page.snapshot.messages.map((message) => message.seq)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(page.snapshot.messages.slice(0, 4)).toEqual(log);
     expect(page.snapshot.messages[4]?.parts).toEqual([{ type: "text", text: "And day three?" }]);
+  }, 300_000);
+
+  it("should keep a finished turn through a SIGKILL, and start again on the folder the killed one locked", async () => {
+    const serve = serves.at(-1) as ServeProcess;
+    const turn = await fetch(`${serve.url}${api}/chats/lisbon/turns`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ seq: 6, text: "Where do we eat?" }),
+    });
+    expect(await turn.text()).toContain('"type":"turn-end"');
+    await serve.kill();
+    expect(existsSync(join(dataDir, "pglite.lock"))).toBe(true);
+    const again = await startServe(env, ["--no-build"]);
+    serves.push(again);
+    const page = (await (await fetch(`${again.url}${api}/chats/lisbon`)).json()) as WireChatPage;
+    expect(page.snapshot.messages.map((message) => message.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(page.snapshot.messages[6]?.parts).toEqual([{ type: "text", text: "Where do we eat?" }]);
   }, 300_000);
 });

@@ -9,6 +9,8 @@ export interface ServeProcess {
   readonly url: string;
   readonly output: () => string;
   stop(): Promise<void>;
+  /** SIGKILL: no shutdown, as when the machine dies; resolves once it has exited. */
+  kill(): Promise<void>;
 }
 
 /** Runs `pnpm serve` (its script, on a free port, chats in a fresh folder) and waits for `listening on …`. */
@@ -18,7 +20,12 @@ export async function startServe(env: Record<string, string> = {}, args: string[
   const child: ChildProcess = spawn(
     process.execPath,
     ["--conditions=source", "--import", "tsx", "scripts/serve.ts", "--port", String(port), ...args],
-    { cwd: repoRoot, env: { ...process.env, NACRE_DATA_DIR: dataDir, ...env }, stdio: ["ignore", "pipe", "pipe"] },
+    {
+      cwd: repoRoot,
+      // PGlite in the fresh folder unless the test names a database (a DATABASE_URL of the run is not this test's).
+      env: { ...process.env, NACRE_DATA_DIR: dataDir, DATABASE_URL: "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
   );
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {
@@ -38,11 +45,20 @@ export async function startServe(env: Record<string, string> = {}, args: string[
       reject(new Error(`pnpm serve exited:\n${output}`));
     });
   });
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once("exit", () => resolve());
+  });
   return {
     url,
     output: () => output,
+    kill: async () => {
+      child.kill("SIGKILL");
+      await exited;
+      await rm(dataDir, { recursive: true, force: true });
+    },
     stop: async () => {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         await new Promise<void>((resolve) => {
           child.once("exit", () => resolve());
           child.kill("SIGTERM");
@@ -62,7 +78,7 @@ export function serveRefusal(
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "scripts/serve.ts", ...args], {
       cwd: repoRoot,
-      env: { ...process.env, ...env },
+      env: { ...process.env, DATABASE_URL: "", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

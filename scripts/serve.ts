@@ -1,14 +1,14 @@
-// `pnpm serve [--port N] [--host H]`: the demo page, built, and the engine behind `/api/engine`, on one Node
-// process: the production shape of `pnpm dev`. Reads the same NACRE_* variables; keeps chats under
-// NACRE_DATA_DIR (default .nacre-data/); NACRE_SERVER_TOKENS="alice:token1,bob:token2" asks for a Bearer token
+// `pnpm serve [--port N] [--host H] [--no-build]`: the demo page, built, and the engine behind `/api/engine`, on one Node
+// process: the production shape of `pnpm dev`. Reads the same NACRE_* variables; keeps chats in the Postgres
+// named by DATABASE_URL (several instances may share it), else in PGlite under NACRE_DATA_DIR (default
+// .nacre-data/; see serve-chats.ts); NACRE_SERVER_TOKENS="alice:token1,bob:token2" asks for a Bearer token
 // and keeps each person's chats apart. Without tokens it serves one local person on loopback only.
-import { mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { isIP } from "node:net";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createApiEngine, createProvider, type ModelInfo, type ProviderAdapter } from "@conch/engine-client";
-import { createFileChatDirectory, createFileChatStore, type FileChatStore } from "@conch/engine-client/node";
 import { createEngineHandler } from "@conch/engine-client/server";
 import { serve } from "srvx";
 import { staticMiddleware } from "srvx/static";
@@ -22,6 +22,7 @@ import {
 import { readProviderEnv } from "../dev/api/provider-env.js";
 import { conversationsDir } from "../dev/transcript-plugin.js";
 import { servePageDir } from "../dev/vite.serve.config.js";
+import { openServeChats, type ServeChats } from "./serve-chats.js";
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 const mountPath = "/api/engine";
@@ -54,7 +55,9 @@ function readTokens(value: string | undefined): Map<string, string> | null {
   return tokens;
 }
 
-const { values } = parseArgs({ options: { port: { type: "string" }, host: { type: "string" } } });
+const { values } = parseArgs({
+  options: { port: { type: "string" }, host: { type: "string" }, "no-build": { type: "boolean" } },
+});
 const host = values.host ?? "127.0.0.1";
 const port = values.port === undefined ? 5175 : Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65_535) fail(`--port ${values.port} is not a port number.`);
@@ -116,28 +119,38 @@ if (defaultModel && !models.some((model) => model.id === defaultModel)) {
 const model = defaultModel ?? models.find((candidate) => candidate.ready)?.id;
 if (!model) fail("the provider lists no models; name one with NACRE_MODEL.");
 
-await build({ configFile: join(repoRoot, "dev/vite.serve.config.ts") });
-
 const dataDir = resolve(process.env.NACRE_DATA_DIR?.trim() || ".nacre-data");
-mkdirSync(dataDir, { recursive: true });
-const stores = new Map<string, FileChatStore>();
-function storeOf(userId: string): FileChatStore {
-  let store = stores.get(userId);
-  if (!store) {
-    store = createFileChatStore({ root: join(dataDir, "people", userId) });
-    stores.set(userId, store);
-  }
-  return store;
+// How long an instance's hold on a chat outlives it (Postgres only); tests shorten it.
+const leaseMs = process.env.NACRE_LEASE_MS ? Number(process.env.NACRE_LEASE_MS) : undefined;
+if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs >= 300)) {
+  fail(`NACRE_LEASE_MS must be a whole number of milliseconds, 300 or more.`);
+}
+let chats: ServeChats;
+try {
+  chats = await openServeChats({
+    databaseUrl: process.env.DATABASE_URL,
+    dataDir,
+    log: (line) => console.error(`pnpm serve: ${line}`),
+    ...(leaseMs !== undefined ? { leaseMs } : {}),
+  });
+} catch (error) {
+  // A schema too new, a folder in use, a log that cannot be read: said as it is, nothing changed.
+  fail(error instanceof Error ? error.message : String(error));
+}
+
+// --no-build serves the page the last start built: several instances started side by side build it once.
+if (!values["no-build"] || !existsSync(join(servePageDir, "index.html"))) {
+  await build({ configFile: join(repoRoot, "dev/vite.serve.config.ts") });
 }
 
 const handler = createEngineHandler({
   basePath: mountPath,
-  // A new engine per request over the person's store: each request reads the chat as it is on disk.
+  // A new engine per request over the person's store: each request reads the chat as it is stored.
   engineFor: (userId, request) =>
     createApiEngine({
       provider,
       model: request.model ?? model,
-      store: storeOf(userId),
+      store: chats.storeOf(userId),
       models,
       systemPrompt,
       id: "api",
@@ -150,7 +163,8 @@ const handler = createEngineHandler({
     return userId ? { userId } : null;
   },
   listModels: async () => models,
-  chats: (userId) => createFileChatDirectory(storeOf(userId)),
+  chats: chats.chatsOf,
+  ...(chats.runningTurns ? { runningTurns: chats.runningTurns } : {}),
   // A wildcard listen address has no one name: with tokens, any Host (a rebound page has no token to send).
   allowedHosts: isLoopback(host) ? [] : host === "0.0.0.0" || host === "::" ? "any" : [host],
   secrets,
@@ -177,11 +191,12 @@ await server.ready();
 const address = new URL(server.url as string);
 console.log(`listening on http://${address.host}`);
 console.log(
-  `pnpm serve: ${displayName}; chats in ${dataDir}; ${tokens ? `${tokens.size} people with tokens` : "one local person, loopback only"}.`,
+  `pnpm serve: ${displayName}; chats in ${chats.where}; ${tokens ? `${tokens.size} people with tokens` : "one local person, loopback only"}.`,
 );
 
 const stop = async () => {
   await server.close(true);
+  await chats.close();
   await closeFake();
   process.exit(0);
 };

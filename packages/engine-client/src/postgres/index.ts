@@ -1,4 +1,6 @@
 // Chats in Postgres: a `pg` Pool or PGlite, same SQL. Its own entry, so neither reaches the browser's root entry.
+export { createPostgresChatDirectory } from "./chat-directory.js";
+export { type FileChatsImport, importFileChats } from "./import-file-chats.js";
 export {
   type MigrationResult,
   migrate,

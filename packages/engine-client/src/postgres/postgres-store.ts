@@ -13,7 +13,7 @@ import {
   type TranscriptFile,
 } from "../transcript/transcript-file.js";
 import { checkSchema } from "./migrate.js";
-import { inTransaction, type SqlDatabase, type SqlQueryable } from "./sql.js";
+import { inTransaction, isEmbedded, type SqlDatabase, type SqlQueryable } from "./sql.js";
 
 /** Options of {@link createPostgresChatStore}. */
 export interface PostgresChatStoreOptions {
@@ -33,6 +33,8 @@ export interface StoredChat {
 
 /** A {@link ChatStore} in Postgres (a real server or PGlite), with what only a database can do on top. */
 export interface PostgresChatStore extends ChatStore {
+  /** The database it was given. */
+  readonly db: SqlDatabase;
   readonly userId: string;
   /**
    * Appends a turn's messages and replaces the transcript in one transaction: both or neither. Same checks as
@@ -64,11 +66,20 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
     });
   const where = (table: string, chatId: string) => `postgres://${table}/${encodeURIComponent(userId)}/${chatId}`;
 
-  async function readLog(chatId: string): Promise<ChatMessage[]> {
+  /**
+   * The log in seq order, read the way that is quicker for the driver (measured on 2,000 messages, ~1 MB): from
+   * `pg`, rows in the primary key's order (no sort), about half the time of one aggregated text, whose ordered
+   * `string_agg` sorts the whole log on the server; from PGlite, one aggregated text, about half the time of
+   * 2,000 rows through its WASM boundary.
+   */
+  function readLog(chatId: string): Promise<ChatMessage[]> {
+    return isEmbedded(db) ? readLogAsOneText(chatId) : readLogRows(chatId);
+  }
+
+  async function readLogAsOneText(chatId: string): Promise<ChatMessage[]> {
     const location = where("conch_messages", chatId);
     let row: Record<string, unknown> | undefined;
     try {
-      // One row for the whole log: a driver spends far longer on 2,000 rows than on one text of the same bytes.
       ({
         rows: [row],
       } = await db.query(
@@ -87,16 +98,21 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
     } catch {
       // Some row is not JSON (edited by hand): read them one by one to name it.
     }
-    if (values === undefined || values.length !== seqs.length) return readLogRowByRow(chatId);
+    if (values === undefined || values.length !== seqs.length) return readLogRows(chatId);
     return seqs.map((seq, index) => decodeRow(chatId, location, index, seq, values[index]));
   }
 
-  async function readLogRowByRow(chatId: string): Promise<ChatMessage[]> {
+  async function readLogRows(chatId: string): Promise<ChatMessage[]> {
     const location = where("conch_messages", chatId);
-    const { rows } = await db.query(
-      "select seq, message from conch_messages where user_id = $1 and chat_id = $2 order by seq",
-      [userId, chatId],
-    );
+    let rows: Record<string, unknown>[];
+    try {
+      ({ rows } = await db.query(
+        "select seq, message from conch_messages where user_id = $1 and chat_id = $2 order by seq",
+        [userId, chatId],
+      ));
+    } catch (error) {
+      throw new ChatStoreReadError({ chatId, location, cause: error });
+    }
     return rows.map((row, index) => {
       let value: unknown;
       try {
@@ -180,6 +196,7 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
   }
 
   return {
+    db,
     userId,
 
     async readLog(chatId) {

@@ -33,7 +33,7 @@ export interface SqlEmbedded extends SqlQueryable {
 /** What the Postgres stores are given: a `pg` `Pool` or a PGlite instance. */
 export type SqlDatabase = SqlPool | SqlEmbedded;
 
-function isEmbedded(db: SqlDatabase): db is SqlEmbedded {
+export function isEmbedded(db: SqlDatabase): db is SqlEmbedded {
   return typeof (db as Partial<SqlEmbedded>).transaction === "function";
 }
 

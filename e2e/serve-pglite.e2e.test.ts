@@ -39,6 +39,8 @@ describe("pnpm serve on PGlite under NACRE_DATA_DIR", () => {
     const files = createFileChatStore({ root: join(dataDir, "people", "local") });
     await files.appendLog("lisbon", log);
     await files.writeTranscript("lisbon", buildTranscriptFile({ id: "lisbon", kept: log, factor: 1.1 }));
+    // That server has stopped: let go of the folder (a file store is one process's at a time).
+    await files.close();
     env = {
       NACRE_PROVIDER: "openrouter",
       NACRE_BASE_URL: fake.server.baseURL,
@@ -76,7 +78,7 @@ describe("pnpm serve on PGlite under NACRE_DATA_DIR", () => {
     // A second process on the same folder is refused: two would overwrite each other's pages.
     const refused = await serveRefusal(env, ["--no-build", "--port", "0"]);
     expect(refused.code).toBe(1);
-    expect(refused.output).toContain("another pnpm serve");
+    expect(refused.output).toMatch(/is in use by process \d+/);
 
     const turn = await fetch(`${serve.url}${api}/chats/lisbon/turns`, {
       method: "POST",
@@ -86,7 +88,7 @@ describe("pnpm serve on PGlite under NACRE_DATA_DIR", () => {
     expect(turn.status).toBe(200);
     expect(await turn.text()).toContain('"type":"turn-end"');
     await serve.stop();
-    expect(existsSync(join(dataDir, "pglite.lock"))).toBe(false);
+    expect(existsSync(join(dataDir, "store.lock"))).toBe(false);
   }, 300_000);
 
   it("should find the chat as it was after a restart, and import nothing again", async () => {
@@ -108,7 +110,7 @@ describe("pnpm serve on PGlite under NACRE_DATA_DIR", () => {
     });
     expect(await turn.text()).toContain('"type":"turn-end"');
     await serve.kill();
-    expect(existsSync(join(dataDir, "pglite.lock"))).toBe(true);
+    expect(existsSync(join(dataDir, "store.lock"))).toBe(true);
     const again = await startServe(env, ["--no-build"]);
     serves.push(again);
     const page = (await (await fetch(`${again.url}${api}/chats/lisbon`)).json()) as WireChatPage;

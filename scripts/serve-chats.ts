@@ -1,20 +1,10 @@
 // Where `pnpm serve` keeps chats: the Postgres named by DATABASE_URL (shared by every instance on it), else PGlite
 // persisted under NACRE_DATA_DIR (one process). A folder the file store wrote before (NACRE_DATA_DIR/people) is
 // imported into PGlite on the first start and then renamed, kept whole, to people.imported-<time>.
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import type { ChatStore } from "@conch/engine-client";
-import { createFileChatStore } from "@conch/engine-client/node";
+import { createFileChatStore, lockFolder } from "@conch/engine-client/node";
 import {
   createPostgresChatDirectory,
   createPostgresChatStore,
@@ -85,7 +75,8 @@ export async function openServeChats(options: {
   }
 
   mkdirSync(dataDir, { recursive: true });
-  const unlock = lockFolder(join(dataDir, "pglite.lock"));
+  // One process per data folder (two PGlite instances would overwrite each other's pages): the file store's lock.
+  const lock = await lockFolder(dataDir);
   let db: PGlite | undefined;
   try {
     db = new PGlite(join(dataDir, "pglite"));
@@ -95,7 +86,7 @@ export async function openServeChats(options: {
     await importFileStore(db, dataDir, log);
   } catch (error) {
     await db?.close().catch(() => undefined);
-    unlock();
+    await lock.release();
     throw error;
   }
   const opened = db;
@@ -105,7 +96,7 @@ export async function openServeChats(options: {
     where: `PGlite in ${join(dataDir, "pglite")}`,
     async close() {
       await opened.close();
-      unlock();
+      await lock.release();
     },
   };
 }
@@ -132,7 +123,7 @@ async function importFileStore(db: PGlite, dataDir: string, log: (line: string) 
     if (!entry.isDirectory()) continue;
     const from = createFileChatStore({ root: join(people, entry.name) });
     const into = createPostgresChatStore({ db, userId: entry.name });
-    const done = await importFileChats({ from, into });
+    const done = await importFileChats({ from, into }).finally(() => from.close());
     count += done.imported.length;
     if (done.repaired.length > 0) {
       log(`imported ${done.repaired.join(", ")} of ${entry.name} as far as readable; the bad bytes are kept beside.`);
@@ -141,41 +132,6 @@ async function importFileStore(db: PGlite, dataDir: string, log: (line: string) 
   const keptAt = `${people}.imported-${new Date().toISOString().replace(/[:.]/g, "-")}`;
   renameSync(people, keptAt);
   log(`imported ${count} chats of the file store into PGlite; the files are kept, unused, in ${keptAt}.`);
-}
-
-/**
- * One process per PGlite folder (two would overwrite each other's pages): a lock file naming the holder's pid,
- * taken over when that process is gone (a crash leaves it behind).
- */
-function lockFolder(path: string): () => void {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(path, "wx");
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => rmSync(path, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
-    const holder = Number(readFileSync(path, "utf8").trim());
-    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
-      throw new ServeChatsError(
-        `another pnpm serve (pid ${holder}) uses the chats in ${path.replace(/pglite\.lock$/, "")}; stop it, give ` +
-          "this one its own NACRE_DATA_DIR, or share one Postgres between them with DATABASE_URL.",
-      );
-    }
-    rmSync(path, { force: true });
-  }
-  throw new ServeChatsError(`could not take the lock ${path}.`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** The URL without its password, for the log. */

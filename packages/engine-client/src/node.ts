@@ -7,3 +7,4 @@ export {
   type FileChatStore,
   type FileChatStoreOptions,
 } from "./transcript/file-store.node.js";
+export { type FolderLock, lockFolder } from "./transcript/folder-lock.node.js";

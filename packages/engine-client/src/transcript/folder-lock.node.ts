@@ -25,11 +25,13 @@ const owned = new Set<string>();
 let exitHookSet = false;
 
 /**
- * Takes the folder for this process: refuses with {@link ChatStoreLockedError} while another live process holds
- * it, takes over a lock whose process has died. `onTaken` runs once, when this process takes it (no other process
- * writes there from then on, so what a killed writer left can be cleaned).
+ * Takes the folder for this process (its `store.lock` names the holder's pid and host): refuses with
+ * {@link ChatStoreLockedError} while another live process holds it, takes over a lock whose process has died.
+ * `onTaken` runs once, when this process takes it (no other process writes there from then on, so what a killed
+ * writer left can be cleaned). Every file store takes its folder this way; a host keeping other data in a folder
+ * (PGlite's, say) can too.
  */
-export async function lockFolder(root: string, onTaken: () => Promise<void>): Promise<FolderLock> {
+export async function lockFolder(root: string, onTaken: () => Promise<void> = async () => {}): Promise<FolderLock> {
   let entry = held.get(root);
   if (entry === undefined) {
     const taken = takeLock(root).then(onTaken);

@@ -12,7 +12,7 @@ import { acceptTurn, createChatCache, saveTranscript } from "./chat-loading.js";
 import { keptFromLog } from "./chat-state.js";
 import { createEngineParts } from "./engine-parts.js";
 import { applyFold, type FoldContext, planAndFold } from "./fold-step.js";
-import { fixedCostsProblem, healAfterRefusal, refusedAgainProblem, sayHealed } from "./heal.js";
+import { believableRefusal, fixedCostsProblem, healAfterRefusal, refusedAgainProblem, sayHealed } from "./heal.js";
 import type { ApiEngine, ApiEngineOptions } from "./options.js";
 import { buildTurnRequest } from "./request.js";
 import { measureChat, planFor, sizeRequest } from "./sizing.js";
@@ -81,7 +81,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
         }
         ({ size, planned, usage: foldUsage } = await healAfterRefusal(folds, { ...attempt, refusal: outcome.refusal }));
         tally.usage = addUsage(tally.usage, foldUsage);
-        healedWindow = outcome.refusal.window ?? null;
+        healedWindow = believableRefusal(parts, size.modelId, outcome.refusal).window ?? null;
       }
     } catch (error) {
       if (!isAbortError(error)) throw error;

@@ -6,6 +6,7 @@ import type { ProviderAdapter } from "../providers/provider-adapter.js";
 import type { ChatStore } from "../transcript/chat-store.js";
 import { type ChatRuntime, healthNotesKept } from "./chat-state.js";
 import type { ApiEngineOptions } from "./options.js";
+import { createWindowEvidence, type WindowEvidence } from "./window-evidence.js";
 
 /** How long a model list may take before the turn goes on with default windows. */
 const modelListTimeoutMs = 20_000;
@@ -27,6 +28,8 @@ export interface EngineParts {
   modelInfo(list: readonly ModelInfo[], id: string): ModelInfo;
   /** Adds a health note to the chat (newest first) and returns it; sending it is the caller's. */
   addNote(rt: ChatRuntime, kind: HealthNote["kind"], text: string): HealthNote;
+  /** What requests to each model have shown of its window: doubtful refused windows, windows raised by a success. */
+  readonly windowEvidence: WindowEvidence;
   /** The system prompt's and the tool list's estimates for a tokenizer family (they never change). */
   fixedTokens(family: string | undefined): { readonly systemTokens: number; readonly toolTokens: number };
 }
@@ -45,6 +48,7 @@ export function createEngineParts(options: ApiEngineOptions): EngineParts {
     provider,
     store: options.store,
     now,
+    windowEvidence: createWindowEvidence(provider),
     model: () => model,
     setModel(modelId) {
       model = modelId;

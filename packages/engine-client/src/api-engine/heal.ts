@@ -1,4 +1,4 @@
-import { raiseFactor } from "../context/factor.js";
+import { implausibleUsage, raiseFactor } from "../context/factor.js";
 import type { FoldPlan } from "../context/fold.js";
 import type { Turn } from "../kit/turn-runner.js";
 import type { Usage } from "../messages.js";
@@ -33,7 +33,9 @@ export async function healAfterRefusal(
   },
 ): Promise<{ size: Sizing; planned: FoldPlan; usage: Usage }> {
   const { parts } = context;
-  const { turn, rt, refusal, request } = input;
+  const { turn, rt, request } = input;
+  // A window below what this model already served is doubtful (#14 fault 7): heal as if none was named.
+  const refusal = believableRefusal(parts, input.size.modelId, input.refusal);
   const fold = (size: Sizing, mode: "auto" | "heal") =>
     planAndFold(context, rt, size, mode, turn.input.abortSignal, turn.send).then((done) => ({ size, ...done }));
   if (refusal.cause === "output") {
@@ -51,15 +53,32 @@ export async function healAfterRefusal(
     return fold(await sizeRequest(parts, rt, refusal.window), "auto");
   }
   let size = await sizeRequest(parts, rt, refusal.window);
-  if (refusal.inputTokens !== undefined && refusal.window === undefined) {
+  const named = refusal.inputTokens;
+  if (
+    named !== undefined &&
+    refusal.window === undefined &&
+    implausibleUsage({ inputTokens: named, estimatedRequestTokens: request.estimatedTokens, window: undefined }) ===
+      null
+  ) {
     // The refusal named what was sent but no window: the estimate was short; raise the factor.
     rt.factor = {
       modelId: size.modelId,
-      factor: raiseFactor(size.factor, refusal.inputTokens, request.estimatedTokens),
+      factor: raiseFactor(size.factor, named, request.estimatedTokens),
     };
     size = await sizeRequest(parts, rt, refusal.window);
   }
   return fold(size, "heal");
+}
+
+/**
+ * The refusal as far as it can be believed: a window below what this model already served is doubtful, and so
+ * are the other numbers of the same body; such a refusal heals as one that names nothing.
+ */
+export function believableRefusal(parts: EngineParts, modelId: string, refusal: TooLongRefusal): TooLongRefusal {
+  if (refusal.window === undefined || parts.windowEvidence.believable(modelId, refusal.window) !== undefined) {
+    return refusal;
+  }
+  return { cause: "input" };
 }
 
 /** A second refusal in one turn: the too-long problem, with the request's real need for its next step. */

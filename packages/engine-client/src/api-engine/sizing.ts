@@ -23,14 +23,19 @@ export interface Sizing {
   readonly budget: Budget;
 }
 
-/** Sizes the next request; `refusedWindow` is the window a refusal just named (used as is, not looked up again). */
+/**
+ * Sizes the next request; `refusedWindow` is the window a refusal just named (used as is, not looked up again).
+ * A remembered or refused window below what a request to the model already served is doubtful and not used.
+ */
 export async function sizeRequest(parts: EngineParts, rt: ChatRuntime, refusedWindow?: number): Promise<Sizing> {
   const { provider } = parts;
   const model = parts.model();
   const info = parts.modelInfo(await parts.listModels(), model);
   const family = modelFamily(model);
-  const stored = provider.windows.get(provider.provider, model);
-  const remembered = Math.min(stored ?? Number.POSITIVE_INFINITY, refusedWindow ?? Number.POSITIVE_INFINITY);
+  const evidence = parts.windowEvidence;
+  const stored = evidence.believable(model, provider.windows.get(provider.provider, model));
+  const refused = evidence.believable(model, refusedWindow);
+  const remembered = Math.min(stored ?? Number.POSITIVE_INFINITY, refused ?? Number.POSITIVE_INFINITY);
   const { window } = resolveWindow({
     model: info,
     remembered: Number.isFinite(remembered) ? remembered : null,

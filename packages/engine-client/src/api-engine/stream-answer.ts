@@ -1,4 +1,4 @@
-import { raiseFactor } from "../context/factor.js";
+import { implausibleUsage, raiseFactor } from "../context/factor.js";
 import { isAbortError } from "../errors.js";
 import type { EngineEventOf } from "../events.js";
 import type { Answer } from "../kit/answer.js";
@@ -43,8 +43,9 @@ export interface Attempt {
  * Aborts and errors other than the provider's are thrown.
  */
 export async function streamAnswer(attempt: Attempt): Promise<AttemptOutcome> {
-  const { answer, tally, rt } = attempt;
+  const { answer, tally, size, rt } = attempt;
   let finish: FinishReason | null = null;
+  let served = 0;
   try {
     for await (const part of attempt.parts.provider.streamChat(attempt.request.request)) {
       switch (part.type) {
@@ -62,7 +63,7 @@ export async function streamAnswer(attempt: Attempt): Promise<AttemptOutcome> {
           break;
         case "usage":
           tally.usage = addUsage(tally.usage, part.usage);
-          learnFromUsage(attempt, part.usage);
+          if (learnFromUsage(attempt, part.usage)) served += part.usage.inputTokens + part.usage.outputTokens;
           attempt.turn.send({ type: "usage", chatId: rt.chatId, usage: tally.usage });
           break;
         case "finish":
@@ -79,14 +80,49 @@ export async function streamAnswer(attempt: Attempt): Promise<AttemptOutcome> {
     if (refusal === null || error.afterOutput || answer.started) return { type: "failed", problem: error.problem };
     return { type: "refused", refusal, error };
   }
+  sayWindowRaised(attempt, attempt.parts.windowEvidence.served(size.modelId, served));
   return { type: "answered", finish };
 }
 
-/** Raises the chat's factor from a usage report. Returns whether the report was believed. */
+/**
+ * Raises the chat's factor from a usage report, unless no real request could have produced it (more input
+ * than the window allows, or a factor beyond any tokenizer's): that one is ignored, with a health note.
+ * Returns whether the report was believed.
+ */
 function learnFromUsage(attempt: Attempt, usage: Usage): boolean {
   const { size, rt, request } = attempt;
-  rt.factor = { modelId: size.modelId, factor: raiseFactor(size.factor, usage.inputTokens, request.estimatedTokens) };
-  return true;
+  const implausible = implausibleUsage({
+    inputTokens: usage.inputTokens,
+    estimatedRequestTokens: request.estimatedTokens,
+    window: size.budget.window,
+  });
+  if (implausible === null) {
+    const raised = raiseFactor(size.factor, usage.inputTokens, request.estimatedTokens);
+    rt.factor = { modelId: size.modelId, factor: raised };
+    return true;
+  }
+  const why =
+    implausible === "over-window"
+      ? `more than its ${size.budget.window}-token window allows`
+      : `over ${Math.floor(usage.inputTokens / request.estimatedTokens)} times the estimate`;
+  const note = attempt.parts.addNote(
+    rt,
+    "window-learned",
+    `${size.info.displayName} reported ${usage.inputTokens} input tokens for this request, ${why}; the report was ignored for sizing.`,
+  );
+  attempt.turn.send({ type: "health-note", chatId: rt.chatId, note });
+  return false;
+}
+
+function sayWindowRaised(attempt: Attempt, raised: number | undefined): void {
+  if (raised === undefined) return;
+  const { rt, size } = attempt;
+  const note = attempt.parts.addNote(
+    rt,
+    "window-learned",
+    `${size.info.displayName} answered a request of ${raised} tokens, more than the window a refusal named; its window is taken to be at least that.`,
+  );
+  attempt.turn.send({ type: "health-note", chatId: rt.chatId, note });
 }
 
 /** Puts what the answer holds in the log and says `message-end`. */

@@ -108,7 +108,7 @@ describe("remembered windows against what requests served", () => {
     const { engine, server, store, provider, chatRequests } = await setup([{ id: "chat", window: 32_000 }]);
     await store.appendLog("w", history);
     expect((await engine.sendTurn({ chatId: "w", seq: history.length, text: "First" }).done).status).toBe("done");
-    const served = (chatRequests().at(-1)?.body as { messages: unknown[] }).messages.length;
+    const served = (chatRequests().at(-1)?.body as { messages?: unknown[] } | undefined)?.messages?.length;
     expect(served).toBe(history.length + 2);
     // A refusal misprinting the window as 512 (the model has served far more already).
     const refusal = tooLongBodyFor("openai", { window: 512, inputTokens: 900, outputTokens: 0 });

@@ -128,6 +128,7 @@ export {
   type IndexedDbChatStore,
   type IndexedDbChatStoreOptions,
   InvalidChatRecordError,
+  type ReadTranscriptOptions,
   TranscriptCorruptError,
   type TranscriptFile,
 } from "./transcript/index.js";

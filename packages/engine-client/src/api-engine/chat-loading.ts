@@ -9,6 +9,7 @@ import {
   type ChatRuntime,
   emptyChatRuntime,
   engineFields,
+  engineFieldsProblem,
   healthNotesKept,
   TranscriptFieldsInvalidError,
 } from "./chat-state.js";
@@ -41,7 +42,9 @@ export async function loadChatRuntime(
   if (previous) rt.log = rt.log.map((message, index) => sameMessage(previous.log[index], message) ?? message);
   let file: TranscriptFile | null = null;
   try {
-    file = await store.readTranscript(chatId);
+    // A bad engine field makes the file corrupt: the store moves it aside as it does an unreadable one.
+    const log = rt.log;
+    file = await store.readTranscript(chatId, { check: (read) => engineFieldsProblem(read, log) });
   } catch (error) {
     if (!TranscriptCorruptError.isInstance(error)) throw error;
     // The unreadable file was kept aside; the chat goes on from its log, without the summary.

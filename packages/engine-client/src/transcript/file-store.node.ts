@@ -174,7 +174,7 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
       });
     },
 
-    async readTranscript(chatId) {
+    async readTranscript(chatId, options) {
       const path = transcriptPath(chatId);
       return queue.run(chatId, async (): Promise<TranscriptFile | null> => {
         let bytes: Buffer;
@@ -194,7 +194,7 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
           cause = error;
         }
         if (text !== undefined) {
-          const decoded = decodeTranscript(chatId, text);
+          const decoded = decodeTranscript(chatId, text, options?.check);
           if (decoded.ok) return decoded.file;
           reason = decoded.reason;
           cause = decoded.cause;

@@ -15,10 +15,12 @@ export {
 } from "./conversations.js";
 export {
   type ContractTurn,
+  type EngineSetup,
   type EngineUnderTest,
   engineContract,
   type MakeEngine,
 } from "./engine-contract.js";
+export { enginesUnderTest } from "./engines-under-test.js";
 export type {
   FakeDialect,
   FakeModel,

@@ -9,7 +9,8 @@ import {
 } from "@conch/engine-client";
 import { computeBudget, estimateTokens } from "@conch/engine-client/context";
 import type { ContractTurn, EngineSetup, EngineUnderTest } from "./engine-contract.js";
-import { type FakeProvider, startFakeProvider } from "./fake-provider-server.js";
+import { startFakeProvider } from "./fake-provider-server.js";
+import type { FakeProvider } from "./fake-provider-types.js";
 import { createReplayScript } from "./replay.js";
 
 /** The chat model's window; a long message is about a third of its budget: the third folds, the second not. */

@@ -28,16 +28,16 @@ export type {
   FakeReply,
   FakeToolCall,
 } from "./fake-provider-dialects.js";
-export {
-  type FakeChatRequest,
-  type FakeFailure,
-  type FakeProvider,
-  type FakeProviderOptions,
-  type FakeRecordedRequest,
-  type FakeRefusal,
-  type FakeReplySource,
-  startFakeProvider,
-} from "./fake-provider-server.js";
+export { startFakeProvider } from "./fake-provider-server.js";
+export type {
+  FakeChatRequest,
+  FakeFailure,
+  FakeProvider,
+  FakeProviderOptions,
+  FakeRecordedRequest,
+  FakeRefusal,
+  FakeReplySource,
+} from "./fake-provider-types.js";
 export { mockEngineUnderTest } from "./mock-engine-under-test.js";
 export {
   firstTooLongBody,

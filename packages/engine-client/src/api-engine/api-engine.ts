@@ -60,7 +60,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
       let { planned, usage: foldUsage } = await planAndFold(folds, rt, size, "auto", signal, send);
       tally.usage = addUsage(tally.usage, foldUsage);
       for (let healedWindow: number | null | undefined; ; ) {
-        const request = buildTurnRequest(options, size, planned, rt.summary, signal);
+        const request = buildTurnRequest(options, size, planned, rt.summary, signal, rt.cache);
         tally.kept = planned.kept;
         const attempt: Attempt = { ...step, size, request };
         const outcome = await streamAnswer(attempt);

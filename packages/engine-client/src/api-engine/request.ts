@@ -1,5 +1,6 @@
 import type { FoldPlan } from "../context/fold.js";
 import { buildRequestMessages } from "../context/frame.js";
+import { type EstimateCache, estimateMessagesTokens } from "../context/message-estimate.js";
 import type { SummaryState } from "../events.js";
 import type { ChatRequest } from "../providers/provider-adapter.js";
 import type { ApiEngineOptions } from "./options.js";
@@ -8,7 +9,10 @@ import type { Sizing } from "./sizing.js";
 /** The request of one attempt at a turn, and its estimate (not × factor) to learn the factor from. */
 export interface TurnRequest {
   readonly request: ChatRequest;
-  /** System prompt, tools and messages as estimated, before the factor: what `usage.inputTokens` is compared to. */
+  /**
+   * System prompt, tools and the messages as sent (the summary framed in them, the one a fold just wrote
+   * included), estimated before the factor: what `usage.inputTokens` is compared to.
+   */
   readonly estimatedTokens: number;
 }
 
@@ -23,6 +27,7 @@ export function buildTurnRequest(
   planned: FoldPlan,
   summary: SummaryState | null,
   abortSignal: AbortSignal | undefined,
+  cache?: EstimateCache,
 ): TurnRequest {
   const messages = buildRequestMessages(planned.kept, summary?.text || null);
   let turnStartIndex = messages.length - 1;
@@ -38,6 +43,7 @@ export function buildTurnRequest(
       ...(turnStartIndex > 0 ? { cacheBreakpointIndex: turnStartIndex - 1 } : {}),
       ...(abortSignal ? { abortSignal } : {}),
     },
-    estimatedTokens: size.systemTokens + size.toolTokens + planned.tokens / size.factor,
+    // The messages as sent, not the plan's count: a fold just applied wrote a new summary the plan never saw.
+    estimatedTokens: size.systemTokens + size.toolTokens + estimateMessagesTokens(messages, size.family, cache),
   };
 }

@@ -65,7 +65,7 @@ async function attempt(setupDone: Awaited<ReturnType<typeof setup>>, rt: ChatRun
   const planned = planFor(rt, size, "auto");
   const turn = turnOf(rt, rt.log.length - 1, events);
   const tally: TurnTally = { usage: emptyUsage, kept: planned.kept };
-  const request = buildTurnRequest({}, size, planned, rt.summary, undefined);
+  const request = buildTurnRequest({}, size, planned, rt.summary, undefined, rt.cache);
   const answer = createAnswer(turn, "chat");
   return {
     outcome: await streamAnswer({ parts, turn, rt, answer, tally, size, request }),

@@ -8,7 +8,7 @@ import type { ChatStore } from "../transcript/chat-store.js";
 import { TranscriptCorruptError } from "../transcript/errors.js";
 import { createFileChatStore } from "../transcript/file-store.node.js";
 import { createMemoryChatStore } from "../transcript/memory-store.js";
-import { buildTranscriptFile } from "../transcript/transcript-file.js";
+import { buildTranscriptFile, type TranscriptFile } from "../transcript/transcript-file.js";
 import { engineFieldsProblem } from "./chat-state.js";
 
 const closers: Array<() => Promise<void>> = [];
@@ -70,7 +70,7 @@ describe("the API engine's own fields in the transcript", () => {
         const after = await under.engine.loadChat("bad");
         expect(messageText(after.messages.at(-1) as never)).toBe("Answered from the log.");
         // The turn wrote a good transcript in its place; it reads without a check failing.
-        const check = (read: never) => engineFieldsProblem(read, after.messages);
+        const check = (read: TranscriptFile) => engineFieldsProblem(read, after.messages);
         expect(await store.readTranscript("bad", { check })).not.toBeNull();
       },
     );

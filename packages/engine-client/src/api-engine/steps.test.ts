@@ -6,6 +6,7 @@ import type { Turn } from "../kit/turn-runner.js";
 import { emptyUsage } from "../messages.js";
 import { chatLogFrom } from "../mock/long-chat.js";
 import { createProvider } from "../providers/create-provider.js";
+import type { TooLongRefusal } from "../providers/recognise-too-long.js";
 import { createMemoryChatStore } from "../transcript/memory-store.js";
 import { type ChatCache, createChatCache } from "./chat-loading.js";
 import { type ChatRuntime, emptyChatRuntime } from "./chat-state.js";
@@ -141,17 +142,16 @@ describe("planAndFold", () => {
 });
 
 describe("healAfterRefusal", () => {
-  it("should lower the answer room when the output reservation was refused and the window was right", async () => {
+  /** One attempt at the chat, then the heal of `refusal` as if that attempt had been refused so. */
+  async function heal(rt: ChatRuntime, refusal: TooLongRefusal) {
     const fake = await setup();
-    const rt = chatWith(2);
     const { size, request, turn } = await attempt(fake, rt, []);
-    const healed = await healAfterRefusal(fake.folds, {
-      turn,
-      rt,
-      size,
-      request,
-      refusal: { cause: "output", window: 32_000, inputTokens: 31_000 },
-    });
+    return healAfterRefusal(fake.folds, { turn, rt, size, request, refusal });
+  }
+
+  it("should lower the answer room when the output reservation was refused and the window was right", async () => {
+    const rt = chatWith(2);
+    const healed = await heal(rt, { cause: "output", window: 32_000, inputTokens: 31_000 });
     // Half the answer room, or what the window leaves after the prompt (less a margin), whichever is smaller.
     expect(rt.answerRooms.chat).toBe(32_000 - 31_000 - 64);
     expect(healed.size.budget.answerRoom).toBe(936);
@@ -159,16 +159,8 @@ describe("healAfterRefusal", () => {
   });
 
   it("should size with a smaller window the refusal named, and fold for it", async () => {
-    const fake = await setup();
     const rt = chatWith(30);
-    const { size, request, turn } = await attempt(fake, rt, []);
-    const healed = await healAfterRefusal(fake.folds, {
-      turn,
-      rt,
-      size,
-      request,
-      refusal: { cause: "input", window: 8_000 },
-    });
+    const healed = await heal(rt, { cause: "input", window: 8_000 });
     expect(healed.size.budget.window).toBe(8_000);
     expect(healed.planned.fold).toBe(true);
     expect(rt.summary?.reason).toBe("too-long");

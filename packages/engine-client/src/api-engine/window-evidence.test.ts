@@ -149,3 +149,29 @@ describe("remembered windows against what requests served", () => {
     expect(next.contextUsage?.window).toBe(512);
   });
 });
+
+describe("the factor across a fold", () => {
+  async function factorAfterOneTurn(window: number) {
+    const { engine, store } = await setup([{ id: "chat", window }]);
+    const log = chatLogFrom(
+      Array.from(
+        { length: 30 },
+        (_, index) => [`Question ${index}: ${"tell me more ".repeat(60)}`, `Answer ${index}`] as const,
+      ),
+    );
+    await store.appendLog("f", log);
+    expect((await engine.sendTurn({ chatId: "f", seq: log.length, text: "Go on" }).done).status).toBe("done");
+    const chat = await engine.loadChat("f");
+    return { factor: chat.contextUsage?.factor ?? 0, summary: chat.summary };
+  }
+
+  it("should compare the provider's count with what was sent, the summary the fold just wrote included", async () => {
+    // The same chat, sent whole to a large window, gives the factor of this text with this tokenizer.
+    const whole = await factorAfterOneTurn(128_000);
+    expect(whole.summary).toBeNull();
+    // Folded first at a small window: the request carries a new summary the fold plan never counted.
+    const folded = await factorAfterOneTurn(8_000);
+    expect(folded.summary?.text.length ?? 0).toBeGreaterThan(1_000);
+    expect(folded.factor).toBeLessThanOrEqual(whole.factor * 1.05);
+  });
+});

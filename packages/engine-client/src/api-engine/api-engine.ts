@@ -51,8 +51,8 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     };
     const end = (status: EngineEventOf<"turn-end">["status"]) => endTurn(turn, rt, status, tally.usage, ending);
     const problem = (turnProblem: TurnProblem) => failTurn(turn, rt, turnProblem, tally.usage, ending);
-    const keepPartial = () => (answer.parts.length > 0 ? keepAnswer(step, "aborted") : Promise.resolve());
     const step = { parts, turn, rt, answer, tally };
+    const keepPartial = () => (answer.parts.length > 0 ? keepAnswer(step, "aborted") : Promise.resolve());
     try {
       if (signal?.aborted) throw abortReason(signal);
       let size = await sizeRequest(parts, rt);

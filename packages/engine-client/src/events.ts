@@ -34,7 +34,19 @@ export interface SummaryState {
 export interface HealthNote {
   readonly id: string;
   readonly chatId: string;
-  readonly kind: "healed" | "summary-failed" | "window-learned";
+  /**
+   * `healed`: a refusal was retried quietly; `summary-failed`: no model wrote a summary; `summary-shortened`: a fold's
+   * texts were too long to read whole, so the summary was written from their heads and tails; `window-learned`: a
+   * model's window was learned; `usage-ignored`: a usage report no real request could give was left out of sizing;
+   * `log-repaired`: the chat's log was repaired on load (a copy kept aside).
+   */
+  readonly kind:
+    | "healed"
+    | "summary-failed"
+    | "summary-shortened"
+    | "window-learned"
+    | "usage-ignored"
+    | "log-repaired";
   readonly text: string;
   /** Milliseconds since the epoch. */
   readonly at: number;

@@ -129,6 +129,7 @@ export {
   type IndexedDbChatStore,
   type IndexedDbChatStoreOptions,
   InvalidChatRecordError,
+  type ReadTranscriptOptions,
   TranscriptCorruptError,
   type TranscriptFile,
 } from "./transcript/index.js";

@@ -8,8 +8,9 @@ import {
   type ProviderAdapter,
 } from "@conch/engine-client";
 import { computeBudget, estimateTokens } from "@conch/engine-client/context";
-import type { ContractTurn, EngineUnderTest } from "./engine-contract.js";
-import { type FakeProvider, startFakeProvider } from "./fake-provider-server.js";
+import type { ContractTurn, EngineSetup, EngineUnderTest } from "./engine-contract.js";
+import { startFakeProvider } from "./fake-provider-server.js";
+import type { FakeProvider } from "./fake-provider-types.js";
 import { createReplayScript } from "./replay.js";
 
 /** The chat model's window; a long message is about a third of its budget: the third folds, the second not. */
@@ -42,13 +43,21 @@ export interface ApiEngineUnderTest extends EngineUnderTest {
  */
 export async function apiEngineUnderTest(
   turns: readonly ContractTurn[],
-  options: { readonly store?: ChatStore; readonly engine?: Partial<ApiEngineOptions> } = {},
+  options: EngineSetup & { readonly store?: ChatStore; readonly engine?: Partial<ApiEngineOptions> } = {},
 ): Promise<ApiEngineUnderTest> {
   const script = createReplayScript(["cheap"]);
   let answered = 0;
   let server: FakeProvider | null = null;
-  /** Queues the refusal for the next chat request when the turn it starts heals. */
+  /**
+   * Queues what the next turn meets before its answer: a refusal when it heals; two refusals (the heal does
+   * not help) or an unreachable provider when it ends with a problem (then it is played, and so is the next).
+   */
   const armHeal = () => {
+    for (let turn = turns[answered]; turn?.problem !== undefined; turn = turns[answered]) {
+      if (turn.problem === "too-long") server?.refuseNext(2, "openrouter", { models: ["chat"] });
+      else server?.failNext(1, "connection-reset", { on: "chat" });
+      answered += 1;
+    }
     if (turns[answered]?.heal) server?.refuseNext(1, "openrouter", { models: ["chat"] });
   };
   server = await startFakeProvider({
@@ -72,6 +81,7 @@ export async function apiEngineUnderTest(
   armHeal();
   const provider = createProvider("openrouter", { baseURL: server.baseURL, local: false, cheapestModel: "cheap" });
   const store = options.store ?? createMemoryChatStore();
+  for (const [chatId, messages] of Object.entries(options.chats ?? {})) await store.appendLog(chatId, messages);
   const make = () =>
     createApiEngine({
       provider,

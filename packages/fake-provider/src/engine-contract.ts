@@ -1,5 +1,6 @@
 import {
   ChatBusyError,
+  type ChatMessage,
   type Engine,
   type EngineEvent,
   hasContext,
@@ -19,6 +20,17 @@ export interface ContractTurn {
   readonly heal?: boolean;
   /** The answer streams slowly enough to abort it, or to send into it, while it is written. */
   readonly slow?: boolean;
+  /**
+   * The turn ends with a problem instead of an answer: `too-long` (refused as too long twice: the heal did not
+   * help) or `offline` (the provider cannot be reached; its next step is to try again). `reply` is then unused.
+   */
+  readonly problem?: "too-long" | "offline";
+}
+
+/** What is already there when the engine under test starts. */
+export interface EngineSetup {
+  /** Chats already written, by chat id: their logs (seq 0, 1, 2, ...). */
+  readonly chats?: Readonly<Record<string, readonly ChatMessage[]>>;
 }
 
 /** An engine set up for the contract. */
@@ -36,7 +48,7 @@ export interface EngineUnderTest {
  * Sets an engine up to play `turns`, in order, one per answered turn, across every engine `another()` gives
  * (they share one provider and one store). Folds happen only where a turn says `fold`.
  */
-export type MakeEngine = (turns: readonly ContractTurn[]) => Promise<EngineUnderTest>;
+export type MakeEngine = (turns: readonly ContractTurn[], setup?: EngineSetup) => Promise<EngineUnderTest>;
 
 async function collect(stream: AsyncIterable<EngineEvent>): Promise<EngineEvent[]> {
   const events: EngineEvent[] = [];

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type FakeProvider, type FakeProviderOptions, startFakeProvider } from "./fake-provider-server.js";
+import { startFakeProvider } from "./fake-provider-server.js";
+import type { FakeProvider, FakeProviderOptions } from "./fake-provider-types.js";
 import { loadProviderErrorBodies, providerErrorBodiesURL } from "./provider-error-bodies.js";
 
 const servers: FakeProvider[] = [];

@@ -15,10 +15,12 @@ export {
 } from "./conversations.js";
 export {
   type ContractTurn,
+  type EngineSetup,
   type EngineUnderTest,
   engineContract,
   type MakeEngine,
 } from "./engine-contract.js";
+export { enginesUnderTest } from "./engines-under-test.js";
 export type {
   FakeDialect,
   FakeModel,
@@ -26,16 +28,16 @@ export type {
   FakeReply,
   FakeToolCall,
 } from "./fake-provider-dialects.js";
-export {
-  type FakeChatRequest,
-  type FakeFailure,
-  type FakeProvider,
-  type FakeProviderOptions,
-  type FakeRecordedRequest,
-  type FakeRefusal,
-  type FakeReplySource,
-  startFakeProvider,
-} from "./fake-provider-server.js";
+export { startFakeProvider } from "./fake-provider-server.js";
+export type {
+  FakeChatRequest,
+  FakeFailure,
+  FakeProvider,
+  FakeProviderOptions,
+  FakeRecordedRequest,
+  FakeRefusal,
+  FakeReplySource,
+} from "./fake-provider-types.js";
 export { mockEngineUnderTest } from "./mock-engine-under-test.js";
 export {
   firstTooLongBody,

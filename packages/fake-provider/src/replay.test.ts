@@ -1,7 +1,8 @@
 import { createApiEngine, createMemoryChatStore, createProvider, type EngineEvent } from "@conch/engine-client";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterEach, describe, expect, it } from "vitest";
-import { type FakeProvider, startFakeProvider } from "./fake-provider-server.js";
+import { startFakeProvider } from "./fake-provider-server.js";
+import type { FakeProvider } from "./fake-provider-types.js";
 import { createReplayScript, replayTurns } from "./replay.js";
 import type { RecordedTurn } from "./scripted-models.js";
 

@@ -1,6 +1,6 @@
 import type { Engine, EngineEvent } from "@conch/engine-client";
 import type { FakeReply } from "./fake-provider-dialects.js";
-import type { FakeChatRequest } from "./fake-provider-server.js";
+import type { FakeChatRequest } from "./fake-provider-types.js";
 import { type RecordedTurn, scriptedSummaryReply } from "./scripted-models.js";
 
 /** What the scripted chat model answers next, and the summariser's model id. */

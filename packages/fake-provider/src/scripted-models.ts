@@ -1,6 +1,6 @@
 import type { ChatMessage } from "@conch/engine-client";
 import type { FakeReply } from "./fake-provider-dialects.js";
-import type { FakeChatRequest } from "./fake-provider-server.js";
+import type { FakeChatRequest } from "./fake-provider-types.js";
 
 /**
  * A scripted summariser shaped like a real one: it reads the chat lines and the summary so far in the

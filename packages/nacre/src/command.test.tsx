@@ -1,28 +1,33 @@
+import type { Engine } from "@conch/engine-client";
 import { chatLogFrom, createMockEngine } from "@conch/engine-client/mock";
+import { enginesUnderTest } from "@conch/fake-provider";
 import { QueryClient } from "@tanstack/react-query";
 import { render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { Command } from "cmdk";
 import { type ReactNode, useState } from "react";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { CommandMenu, CompactCommandItem, isCommandMenuShortcut } from "./command.js";
 import { ConversationProvider } from "./conversation.js";
 
-function threeTurns() {
-  return createMockEngine({
-    chats: {
-      c: {
-        messages: chatLogFrom([
-          ["a", "A"],
-          ["b", "B"],
-          ["c", "C"],
-        ]),
-      },
-    },
-  });
+function threeTurnLog() {
+  return chatLogFrom([
+    ["a", "A"],
+    ["b", "B"],
+    ["c", "C"],
+  ]);
 }
 
-function renderIn(engine: ReturnType<typeof createMockEngine>, ui: ReactNode) {
+function threeTurns() {
+  return createMockEngine({ chats: { c: { messages: threeTurnLog() } } });
+}
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+function renderIn(engine: Engine, ui: ReactNode) {
   return render(
     <ConversationProvider engine={engine} chatId="c" queryClient={new QueryClient()}>
       {ui}
@@ -73,18 +78,6 @@ describe("CommandMenu", () => {
   });
 
   describe("when the person types and chooses the action with Enter", () => {
-    it("should fold the start of the chat and close the palette", async () => {
-      const user = userEvent.setup();
-      const engine = threeTurns();
-      renderIn(engine, <CommandMenu defaultOpen />);
-      const option = await screen.findByRole("option", { name: "Summarise the start of this chat" });
-      await waitFor(() => expect(option).toHaveAttribute("aria-disabled", "false"));
-      await user.type(screen.getByRole("combobox"), "summ");
-      await user.keyboard("{Enter}");
-      await waitFor(() => expect(engine.compactCalls).toEqual([{ chatId: "c" }]));
-      await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
-    });
-
     it("should find it by the keyword compact too", async () => {
       const user = userEvent.setup();
       renderIn(threeTurns(), <CommandMenu defaultOpen />);
@@ -200,5 +193,21 @@ describe("isCommandMenuShortcut", () => {
     [{ key: "j", metaKey: true, ctrlKey: false, altKey: false, shiftKey: false }, false],
   ])("should tell %o → %s", (event, expected) => {
     expect(isCommandMenuShortcut(event)).toBe(expected);
+  });
+});
+
+describe.each(enginesUnderTest)("CommandMenu in a conversation on %s", (_name, makeEngine) => {
+  it("should fold the start of the chat when the action is chosen with Enter, and close the palette", async () => {
+    const user = userEvent.setup();
+    const under = await makeEngine([], { chats: { c: threeTurnLog() } });
+    closers.push(() => under.close?.() ?? Promise.resolve());
+    const { engine } = under;
+    renderIn(engine, <CommandMenu defaultOpen />);
+    const option = await screen.findByRole("option", { name: "Summarise the start of this chat" });
+    await waitFor(() => expect(option).toHaveAttribute("aria-disabled", "false"));
+    await user.type(screen.getByRole("combobox"), "summ");
+    await user.keyboard("{Enter}");
+    await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+    await waitFor(async () => expect((await engine.loadChat("c")).summary?.reason).toBe("manual"));
   });
 });

@@ -1,13 +1,20 @@
+import { type Engine, messageText } from "@conch/engine-client";
 import { chatLogFrom, createMockEngine } from "@conch/engine-client/mock";
+import { enginesUnderTest } from "@conch/fake-provider";
 import { QueryClient } from "@tanstack/react-query";
 import { render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { createRef, type ReactNode, useState } from "react";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ComposerHint, ComposerInput, ComposerRoot, ComposerSubmit, parseComposerCommand } from "./composer.js";
 import { ConversationProvider } from "./conversation.js";
 
-function renderIn(engine: ReturnType<typeof createMockEngine>, ui: ReactNode) {
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+function renderIn(engine: Engine, ui: ReactNode) {
   return render(
     <ConversationProvider engine={engine} chatId="c" queryClient={new QueryClient()}>
       {ui}
@@ -44,22 +51,6 @@ describe("parseComposerCommand", () => {
 });
 
 describe("Composer", () => {
-  describe("when a message is typed and Enter is pressed", () => {
-    it("should send it, clear the box, and show Stop while the answer streams", async () => {
-      const user = userEvent.setup();
-      const engine = createMockEngine({ turns: { reply: "x".repeat(200) }, chunkSize: 1, delayMs: 1 });
-      renderIn(engine, <ComposerRoot />);
-      const input = screen.getByRole("textbox", { name: "Message" });
-      expect(screen.getByRole("button", { name: "Send" })).toBeDisabled();
-      await user.type(input, "Hello there{Enter}");
-      expect(engine.calls.map((call) => call.text)).toEqual(["Hello there"]);
-      expect(input).toHaveValue("");
-      const stop = await screen.findByRole("button", { name: "Stop" });
-      await user.click(stop);
-      await screen.findByRole("button", { name: "Send" });
-    });
-  });
-
   describe("when Shift+Enter is pressed", () => {
     it("should add a line instead of sending", async () => {
       const user = userEvent.setup();
@@ -69,35 +60,6 @@ describe("Composer", () => {
       await user.type(input, "one{Shift>}{Enter}{/Shift}two");
       expect(input).toHaveValue("one\ntwo");
       expect(engine.calls).toHaveLength(0);
-    });
-  });
-
-  describe("when /compact with what to keep is submitted", () => {
-    it("should fold with that focus, not send it as a message, and say what happened", async () => {
-      const user = userEvent.setup();
-      const engine = createMockEngine({
-        chats: {
-          c: {
-            messages: chatLogFrom([
-              ["a", "A"],
-              ["b", "B"],
-            ]),
-          },
-        },
-      });
-      renderIn(engine, <ComposerRoot />);
-      const input = screen.getByRole("textbox", { name: "Message" });
-      await user.type(input, "/compact");
-      expect(screen.getByText("/compact [what to keep] summarises the start of this chat now.")).toBeInTheDocument();
-      expect(input).toHaveAccessibleDescription("/compact [what to keep] summarises the start of this chat now.");
-      await user.type(input, " the invoice numbers");
-      await user.click(screen.getByRole("button", { name: "Summarise" }));
-      await waitFor(() => expect(engine.compactCalls).toEqual([{ chatId: "c", keep: "the invoice numbers" }]));
-      expect(engine.calls).toHaveLength(0);
-      expect(await screen.findByText("The start of this chat is summarised.")).toBeInTheDocument();
-
-      await user.type(input, "/compact{Enter}");
-      expect(await screen.findByText("Nothing to summarise yet.")).toBeInTheDocument();
     });
   });
 
@@ -166,6 +128,58 @@ describe("Composer", () => {
       await user.type(inputRef.current as HTMLTextAreaElement, "hi");
       await user.click(go);
       await waitFor(() => expect(engine.calls).toHaveLength(1));
+    });
+  });
+});
+
+describe.each(enginesUnderTest)("Composer in a conversation on %s", (_name, makeEngine) => {
+  async function make(...args: Parameters<typeof makeEngine>) {
+    const under = await makeEngine(...args);
+    closers.push(() => under.close?.() ?? Promise.resolve());
+    return under.engine;
+  }
+
+  describe("when a message is typed and Enter is pressed", () => {
+    it("should send it, clear the box, and show Stop while the answer streams", async () => {
+      const user = userEvent.setup();
+      const engine = await make([{ reply: "x ".repeat(400), slow: true }]);
+      renderIn(engine, <ComposerRoot />);
+      const input = screen.getByRole("textbox", { name: "Message" });
+      expect(screen.getByRole("button", { name: "Send" })).toBeDisabled();
+      await user.type(input, "Hello there{Enter}");
+      expect(input).toHaveValue("");
+      const stop = await screen.findByRole("button", { name: "Stop" });
+      await user.click(stop);
+      await screen.findByRole("button", { name: "Send" });
+      const chat = await engine.loadChat("c");
+      expect(chat.messages[0] && messageText(chat.messages[0])).toBe("Hello there");
+    });
+  });
+
+  describe("when /compact with what to keep is submitted", () => {
+    it("should fold with that focus, not send it as a message, and say what happened", async () => {
+      const user = userEvent.setup();
+      const log = chatLogFrom([
+        ["a", "A"],
+        ["b", "B"],
+      ]);
+      const engine = await make([], { chats: { c: log } });
+      const compacting = vi.spyOn(engine.capabilities.context ?? { compact: () => undefined }, "compact");
+      renderIn(engine, <ComposerRoot />);
+      const input = screen.getByRole("textbox", { name: "Message" });
+      await user.type(input, "/compact");
+      expect(screen.getByText("/compact [what to keep] summarises the start of this chat now.")).toBeInTheDocument();
+      expect(input).toHaveAccessibleDescription("/compact [what to keep] summarises the start of this chat now.");
+      await user.type(input, " the invoice numbers");
+      await user.click(screen.getByRole("button", { name: "Summarise" }));
+      expect(await screen.findByText("The start of this chat is summarised.")).toBeInTheDocument();
+      expect(compacting.mock.calls[0]?.slice(0, 1)).toEqual(["c"]);
+      expect(compacting.mock.calls[0]?.[1]).toMatchObject({ keep: "the invoice numbers" });
+      // Not sent as a message: the log is as it was.
+      expect((await engine.loadChat("c")).messages).toHaveLength(log.length);
+
+      await user.type(input, "/compact{Enter}");
+      expect(await screen.findByText("Nothing to summarise yet.")).toBeInTheDocument();
     });
   });
 });

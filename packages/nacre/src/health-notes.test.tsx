@@ -1,11 +1,16 @@
 import type { HealthNote } from "@conch/engine-client";
-import { createMockEngine } from "@conch/engine-client/mock";
+import { enginesUnderTest } from "@conch/fake-provider";
 import { QueryClient } from "@tanstack/react-query";
 import { act, render, screen, within } from "@testing-library/react";
 import { createRef } from "react";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { ConversationProvider } from "./conversation.js";
 import { HealthNotesItem, HealthNotesList, HealthNotesRoot, HealthNotesTitle } from "./health-notes.js";
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
 
 const notes: HealthNote[] = [
   {
@@ -76,21 +81,24 @@ describe("HealthNotes", () => {
       expect(document.querySelectorAll("li.note")).toHaveLength(2);
     });
   });
+});
 
-  describe("in a conversation with a quiet retry", () => {
-    it("should show the retry as it happens", async () => {
-      const engine = createMockEngine({ turns: { healed: { provider: "openai", window: 8192 } } });
-      render(
-        <ConversationProvider engine={engine} chatId="c" queryClient={new QueryClient()}>
-          <HealthNotesRoot />
-        </ConversationProvider>,
-      );
-      await screen.findByText("Nothing to report.");
-      await act(async () => {
-        await engine.sendTurn({ chatId: "c", seq: 0, text: "hi" }).done;
-      });
-      expect(await screen.findByText("Quiet retry")).toBeInTheDocument();
-      expect(screen.getByText(/window 8192 tokens/)).toBeInTheDocument();
+describe.each(enginesUnderTest)("HealthNotes in a conversation with a quiet retry on %s", (_name, makeEngine) => {
+  it("should show the retry as it happens", async () => {
+    const under = await makeEngine([{ reply: "ok", heal: true }]);
+    closers.push(() => under.close?.() ?? Promise.resolve());
+    const { engine } = under;
+    render(
+      <ConversationProvider engine={engine} chatId="c" queryClient={new QueryClient()}>
+        <HealthNotesRoot />
+      </ConversationProvider>,
+    );
+    await screen.findByText("Nothing to report.");
+    await act(async () => {
+      await engine.sendTurn({ chatId: "c", seq: 0, text: "hi" }).done;
     });
+    expect(await screen.findByText("Quiet retry")).toBeInTheDocument();
+    // The note says what happened, the window the refusal named included.
+    expect(screen.getByText(/refused the request as too long .*window.* tokens/)).toBeInTheDocument();
   });
 });

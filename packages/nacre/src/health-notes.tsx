@@ -108,7 +108,7 @@ export interface HealthNotesItemProps extends ComponentPropsWithoutRef<"li"> {
   asChild?: boolean;
 }
 
-/** One note: its kind, its text and when. `data-kind="healed|summary-failed|window-learned"`. */
+/** One note: its kind, its text and when. `data-kind` is the note's kind (`healed`, `summary-failed`, `summary-shortened`, `window-learned`, `usage-ignored`, `log-repaired`). */
 export const HealthNotesItem = forwardRef<HTMLLIElement, HealthNotesItemProps>(function HealthNotesItem(
   { note, asChild, children, ...props },
   ref,

@@ -173,8 +173,14 @@ function healthKind(kind: HealthNote["kind"]): string {
       return "Quiet retry";
     case "summary-failed":
       return "Summary failed";
+    case "summary-shortened":
+      return "Summary from shortened texts";
     case "window-learned":
       return "Window learned";
+    case "usage-ignored":
+      return "Usage report ignored";
+    case "log-repaired":
+      return "Log repaired";
     default:
       return kind satisfies never;
   }

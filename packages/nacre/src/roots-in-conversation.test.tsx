@@ -1,49 +1,26 @@
 import type { ModelInfo } from "@conch/engine-client";
 import { chatLogFrom, createMockEngine } from "@conch/engine-client/mock";
+import { enginesUnderTest } from "@conch/fake-provider";
 import { QueryClient } from "@tanstack/react-query";
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+
 import { ContextMeterRoot } from "./context-meter.js";
 import { ConversationProvider } from "./conversation.js";
 import { HealthNotesRoot } from "./health-notes.js";
 import { SummaryDividerRoot } from "./summary-divider.js";
 import { TurnProblemRoot } from "./turn-problem.js";
 
-const huge: ModelInfo = { id: "mock-huge", displayName: "Mock Huge", context: 1_000_000, ready: true, local: false };
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
 
-function foldedEngine() {
-  return createMockEngine({
-    chats: {
-      c: {
-        messages: chatLogFrom([
-          ["a", "A"],
-          ["b", "B"],
-          ["c", "C"],
-        ]),
-      },
-    },
-  });
-}
+const huge: ModelInfo = { id: "mock-huge", displayName: "Mock Huge", context: 1_000_000, ready: true, local: false };
 
 describe("Roots inside a ConversationProvider", () => {
   describe("given a prop passed as undefined", () => {
-    it("SummaryDivider.Root should show the conversation's summary and model", async () => {
-      const engine = foldedEngine();
-      render(
-        <ConversationProvider engine={engine} chatId="c" queryClient={new QueryClient()}>
-          <SummaryDividerRoot summary={undefined} model={undefined} />
-        </ConversationProvider>,
-      );
-      await act(async () => {
-        await engine.capabilities.context?.compact("c");
-      });
-      expect(await screen.findByRole("button", { name: /summarised for Mock Large/ })).toHaveAttribute(
-        "aria-expanded",
-        "false",
-      );
-    });
-
     it("TurnProblem.Root should show the conversation's problem and keep the host's onSwitchModel", async () => {
       const user = userEvent.setup();
       const onSwitchModel = vi.fn();
@@ -79,19 +56,6 @@ describe("Roots inside a ConversationProvider", () => {
         "2% of Mock Large's window (500 of 32,000 tokens)",
       );
     });
-
-    it("HealthNotes.Root should list the conversation's notes", async () => {
-      const engine = createMockEngine({ turns: { healed: { provider: "mock", window: 8_000 }, reply: "ok" } });
-      render(
-        <ConversationProvider engine={engine} chatId="c" queryClient={new QueryClient()}>
-          <HealthNotesRoot notes={undefined} />
-        </ConversationProvider>,
-      );
-      await act(async () => {
-        await engine.sendTurn({ chatId: "c", seq: 0, text: "hi" }).done;
-      });
-      expect(await screen.findByRole("listitem")).toHaveAttribute("data-kind", "healed");
-    });
   });
 
   describe("given a prop the caller passed", () => {
@@ -123,3 +87,45 @@ describe("Roots inside a ConversationProvider", () => {
     });
   });
 });
+
+describe.each(enginesUnderTest)(
+  "Roots inside a ConversationProvider on %s, given a prop passed as undefined",
+  (_name, makeEngine) => {
+    async function make(...args: Parameters<typeof makeEngine>) {
+      const under = await makeEngine(...args);
+      closers.push(() => under.close?.() ?? Promise.resolve());
+      return under.engine;
+    }
+
+    it("SummaryDivider.Root should show the conversation's summary and model", async () => {
+      const log = chatLogFrom([
+        ["a", "A"],
+        ["b", "B"],
+        ["c", "C"],
+      ]);
+      const engine = await make([], { chats: { c: log } });
+      render(
+        <ConversationProvider engine={engine} chatId="c" queryClient={new QueryClient()}>
+          <SummaryDividerRoot summary={undefined} model={undefined} />
+        </ConversationProvider>,
+      );
+      await act(async () => {
+        await engine.capabilities.context?.compact("c");
+      });
+      expect(await screen.findByRole("button", { name: /summarised for / })).toHaveAttribute("aria-expanded", "false");
+    });
+
+    it("HealthNotes.Root should list the conversation's notes", async () => {
+      const engine = await make([{ reply: "ok", heal: true }]);
+      render(
+        <ConversationProvider engine={engine} chatId="c" queryClient={new QueryClient()}>
+          <HealthNotesRoot notes={undefined} />
+        </ConversationProvider>,
+      );
+      await act(async () => {
+        await engine.sendTurn({ chatId: "c", seq: 0, text: "hi" }).done;
+      });
+      expect(await screen.findByRole("listitem")).toHaveAttribute("data-kind", "healed");
+    });
+  },
+);

@@ -1,5 +1,6 @@
-import type { ModelInfo, TurnProblem } from "@conch/engine-client";
+import { type ModelInfo, messageText, type TurnProblem } from "@conch/engine-client";
 import { createMockEngine } from "@conch/engine-client/mock";
+import { enginesUnderTest } from "@conch/fake-provider";
 import { QueryClient } from "@tanstack/react-query";
 import { act, render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
@@ -32,8 +33,10 @@ const problems: Record<TurnProblem["kind"], TurnProblem> = {
   "provider-error": { kind: "provider-error", title: "Error 500", status: 500, next: { type: "retry" } },
 };
 
-afterEach(() => {
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
   vi.useRealTimers();
+  await Promise.all(closers.splice(0).map((close) => close()));
 });
 
 function Sender() {
@@ -177,23 +180,6 @@ describe("TurnProblem", () => {
   });
 
   describe("in a conversation", () => {
-    it("should show the chat's problem and try again with the person's words through the provider", async () => {
-      const user = userEvent.setup();
-      const engine = createMockEngine({
-        turns: [{ problem: { kind: "offline", title: "Offline", next: { type: "retry" } } }, { reply: "Back." }],
-      });
-      render(
-        <ConversationProvider engine={engine} chatId="c" queryClient={new QueryClient()}>
-          <Sender />
-          <TurnProblemRoot />
-        </ConversationProvider>,
-      );
-      await user.click(await screen.findByRole("button", { name: "send" }));
-      await user.click(await screen.findByRole("button", { name: "Try again" }));
-      await waitFor(() => expect(screen.queryByRole("group")).toBeNull());
-      expect(engine.calls.map((call) => call.text)).toEqual(["are you there?", "are you there?"]);
-    });
-
     it("should give the provider's onNewChat the message", async () => {
       const user = userEvent.setup();
       const onNewChat = vi.fn();
@@ -210,6 +196,32 @@ describe("TurnProblem", () => {
       });
       await user.click(await screen.findByRole("button", { name: "Start a new chat with this message" }));
       expect(onNewChat).toHaveBeenCalledWith("huge paste");
+    });
+  });
+});
+
+describe.each(enginesUnderTest)("TurnProblem in a conversation on %s", (_name, makeEngine) => {
+  it("should show the chat's problem and try again with the person's words through the provider", async () => {
+    const user = userEvent.setup();
+    const under = await makeEngine([{ reply: "", problem: "offline" }, { reply: "Back." }]);
+    closers.push(() => under.close?.() ?? Promise.resolve());
+    const { engine } = under;
+    render(
+      <ConversationProvider engine={engine} chatId="c" queryClient={new QueryClient()}>
+        <Sender />
+        <TurnProblemRoot />
+      </ConversationProvider>,
+    );
+    await user.click(await screen.findByRole("button", { name: "send" }));
+    await user.click(await screen.findByRole("button", { name: "Try again" }));
+    await waitFor(() => expect(screen.queryByRole("group")).toBeNull());
+    // The same words were answered: one message of the person's, then the answer.
+    await waitFor(async () => {
+      const chat = await engine.loadChat("c");
+      expect(chat.messages.map((message) => [message.role, messageText(message)])).toEqual([
+        ["user", "are you there?"],
+        ["assistant", "Back."],
+      ]);
     });
   });
 });

@@ -73,7 +73,14 @@ const engineFieldsSchema = z.looseObject({
       z.looseObject({
         id: z.string(),
         chatId: z.string(),
-        kind: z.enum(["healed", "summary-failed", "window-learned"]),
+        kind: z.enum([
+          "healed",
+          "summary-failed",
+          "summary-shortened",
+          "window-learned",
+          "usage-ignored",
+          "log-repaired",
+        ]),
         text: z.string(),
         at: z.number(),
         provider: z.string().optional(),
@@ -127,20 +134,32 @@ export function emptyChatRuntime(chatId: string, cache: EstimateCache = createEs
 }
 
 /**
- * Takes the transcript file into the chat (its log already read). Returns why the engine's fields are
- * unusable (the file is then not used, as a corrupt one), or null.
+ * Why the engine's own fields in a transcript file are not usable with this log (the file is then treated as
+ * corrupt), or null. The stores run it as `readTranscript`'s check, so a bad file is moved aside.
  */
-export function applyTranscript(rt: ChatRuntime, file: TranscriptFile, model: string): string | null {
+export function engineFieldsProblem(file: TranscriptFile, log: readonly ChatMessage[]): string | null {
   const parsed = engineFieldsSchema.safeParse(file);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return `the field ${issue?.path.join(".") || "?"} is not valid: ${issue?.message ?? "unknown"}`;
   }
-  const extra = parsed.data;
-  const end = nextSeq(rt.log);
-  if (extra.fold && extra.fold.firstKeptSeq > end) {
-    return `the field fold.firstKeptSeq (${extra.fold.firstKeptSeq}) is past the log's end (${end})`;
+  const end = nextSeq(log);
+  const fold = parsed.data.fold;
+  if (fold && fold.firstKeptSeq > end) {
+    return `the field fold.firstKeptSeq (${fold.firstKeptSeq}) is past the log's end (${end})`;
   }
+  return null;
+}
+
+/**
+ * Takes the transcript file into the chat (its log already read). Returns why the engine's fields are
+ * unusable (the file is then not used, as a corrupt one), or null. A store that honours `readTranscript`'s
+ * check has already moved such a file aside; this covers one that does not.
+ */
+export function applyTranscript(rt: ChatRuntime, file: TranscriptFile, model: string): string | null {
+  const unusable = engineFieldsProblem(file, rt.log);
+  if (unusable !== null) return unusable;
+  const extra = engineFieldsSchema.parse(file);
   rt.file = file;
   rt.summary = file.summary ?? null;
   const firstKept = file.seqs?.[0] ?? file.summary?.firstKeptSeq ?? Math.max(0, rt.log.length - file.messages.length);

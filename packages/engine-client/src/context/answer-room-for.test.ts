@@ -4,6 +4,8 @@ import { answerRoomFor } from "./budget.js";
 describe("answerRoomFor", () => {
   describe("given a window", () => {
     it.each([
+      { window: 512, expected: 128, why: "a small real window: a quarter, so that a prompt still fits" },
+      { window: 2_000, expected: 500, why: "a quarter of a window under 4,000" },
       { window: 4_000, expected: 1_000, why: "15% is 600: raised to the minimum" },
       { window: 8_000, expected: 1_200, why: "15%" },
       { window: 32_000, expected: 4_800, why: "15%" },

@@ -9,6 +9,8 @@ export const answerRoomShare = 0.15;
 export const minimumAnswerRoom = 1_000;
 /** ...and at most this many. */
 export const maximumAnswerRoom = 16_000;
+/** ...except that in a small window (under 4,000 tokens) it takes at most this share, so that a prompt still fits. */
+export const smallWindowAnswerShare = 0.25;
 
 /** The transcript never gets more than this, whatever the window: every token is sent, and paid for, every turn. */
 export const transcriptTokenCap = 100_000;
@@ -16,9 +18,11 @@ export const transcriptTokenCap = 100_000;
 /** Below this share of the window left for the transcript, the host should go lean (short prompt, tools on demand). */
 export const leanShare = 0.25;
 
-/** Room for the answer in a window: 15% of it, clamped to [1,000, 16,000] tokens. */
+/** Room for the answer in a window: 15% of it, clamped to [1,000, 16,000] tokens (a quarter of a window under 4,000). */
 export function answerRoomFor(window: number): number {
-  return Math.min(maximumAnswerRoom, Math.max(minimumAnswerRoom, Math.floor(window * answerRoomShare)));
+  // The 1,000 floor is for ordinary windows; a small real one (512 tokens, llama-cpp-python's default) keeps a quarter.
+  const floor = Math.min(minimumAnswerRoom, Math.floor(window * smallWindowAnswerShare));
+  return Math.min(maximumAnswerRoom, Math.max(floor, Math.floor(window * answerRoomShare)));
 }
 
 /** Input of {@link computeBudget}. */

@@ -211,7 +211,7 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
       return run(chatId, () => append(db, chatId, checked));
     },
 
-    async readTranscript(chatId) {
+    async readTranscript(chatId, options) {
       assertSafeChatId(chatId);
       return run(chatId, async () => {
         const location = where("conch_transcripts", chatId);
@@ -226,7 +226,7 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
         }
         if (rows.length === 0) return null;
         const body = String(rows[0]?.body);
-        const decoded = decodeTranscript(chatId, body);
+        const decoded = decodeTranscript(chatId, body, options?.check);
         if (decoded.ok) return decoded.file;
         const keptAt = await moveAside(chatId, body, decoded.reason).catch(() => location);
         throw new TranscriptCorruptError({ chatId, location, keptAt, reason: decoded.reason, cause: decoded.cause });

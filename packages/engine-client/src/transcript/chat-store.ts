@@ -1,6 +1,15 @@
 import type { ChatMessage } from "../messages.js";
 import type { TranscriptFile } from "./transcript-file.js";
 
+/** Options of {@link ChatStore.readTranscript}. */
+export interface ReadTranscriptOptions {
+  /**
+   * The reader's own check of the fields it keeps in the file (the API engine's, against the chat's log):
+   * why the file is not usable, or null when it is.
+   */
+  readonly check?: (file: TranscriptFile) => string | null;
+}
+
 /**
  * Where a chat's two records live: its log (every message ever, append-only, what the person sees) and the
  * engine's transcript (what is sent to the model). Implementations: {@link createMemoryChatStore},
@@ -21,8 +30,11 @@ export interface ChatStore {
    * IndexedDB stores).
    */
   appendLog(chatId: string, messages: readonly ChatMessage[]): Promise<void>;
-  /** The chat's transcript, or null when there is none. */
-  readTranscript(chatId: string): Promise<TranscriptFile | null>;
+  /**
+   * The chat's transcript, or null when there is none. A file that does not pass `options.check` is corrupt
+   * like an unreadable one: moved aside, and a `TranscriptCorruptError` naming the check's reason.
+   */
+  readTranscript(chatId: string, options?: ReadTranscriptOptions): Promise<TranscriptFile | null>;
   /**
    * Replaces the chat's transcript whole: a reader sees the old one or the new one, never a mix, even after a
    * crash. `file.id` must be `chatId`. Resolves once it is stored (on disk, for the file and IndexedDB stores).

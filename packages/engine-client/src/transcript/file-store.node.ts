@@ -259,7 +259,7 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
       });
     },
 
-    async readTranscript(chatId) {
+    async readTranscript(chatId, options) {
       const path = transcriptPath(chatId);
       return storage("read", chatId, path, async () => {
         await hold();
@@ -281,7 +281,7 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
             cause = error;
           }
           if (text !== undefined) {
-            const decoded = decodeTranscript(chatId, text);
+            const decoded = decodeTranscript(chatId, text, options?.check);
             if (decoded.ok) return decoded.file;
             reason = decoded.reason;
             cause = decoded.cause;

@@ -1,6 +1,6 @@
 // The chat's log and the engine's transcript file, and the stores that keep them. The file-system store is
 // Node-only and lives in `@conch/engine-client/node`, so this entry runs in a browser.
-export type { ChatStore } from "./chat-store.js";
+export type { ChatStore, ReadTranscriptOptions } from "./chat-store.js";
 export {
   ChatLogCorruptError,
   ChatStoreReadError,

@@ -156,7 +156,7 @@ export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}
       );
     },
 
-    async readTranscript(chatId) {
+    async readTranscript(chatId, options) {
       assertSafeChatId(chatId);
       return queue.run(chatId, async (): Promise<TranscriptFile | null> => {
         const where = location(stores.transcripts, chatId);
@@ -170,7 +170,9 @@ export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}
         });
         if (raw === undefined) return null;
         const decoded: TranscriptDecoding =
-          typeof raw === "string" ? decodeTranscript(chatId, raw) : { ok: false, reason: "it is not JSON text" };
+          typeof raw === "string"
+            ? decodeTranscript(chatId, raw, options?.check)
+            : { ok: false, reason: "it is not JSON text" };
         if (decoded.ok) return decoded.file;
 
         const record: IndexedDbCorruptRecord = {

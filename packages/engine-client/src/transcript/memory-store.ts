@@ -3,6 +3,7 @@ import { assertSafeChatId } from "../errors.js";
 import type { ChatMessage } from "../messages.js";
 import { createChatQueue } from "./chat-queue.js";
 import type { ChatStore } from "./chat-store.js";
+import { TranscriptCorruptError } from "./errors.js";
 import { checkLogMessages, checkLogSequence, encodeTranscript, type TranscriptFile } from "./transcript-file.js";
 
 /**
@@ -13,6 +14,8 @@ import { checkLogMessages, checkLogSequence, encodeTranscript, type TranscriptFi
 export function createMemoryChatStore(): ChatStore {
   const logs = new Map<string, ChatMessage[]>();
   const transcripts = new Map<string, { readonly json: string; readonly bytes: number }>();
+  /** Transcripts a reader's check found unusable, moved aside as the durable stores move them. */
+  const corrupt: string[] = [];
   const queue = createChatQueue();
 
   return {
@@ -31,12 +34,23 @@ export function createMemoryChatStore(): ChatStore {
       });
     },
 
-    async readTranscript(chatId) {
+    async readTranscript(chatId, options) {
       assertSafeChatId(chatId);
       return queue.run(chatId, async () => {
         const stored = transcripts.get(chatId);
-        // Only encodeTranscript's checked text is ever stored here, so it needs no second check on the way out.
-        return stored === undefined ? null : (JSON.parse(stored.json) as TranscriptFile);
+        if (stored === undefined) return null;
+        // Only encodeTranscript's checked text is ever stored here: only the reader's own check can fail.
+        const file = JSON.parse(stored.json) as TranscriptFile;
+        const unusable = options?.check?.(file) ?? null;
+        if (unusable === null) return file;
+        corrupt.push(stored.json);
+        transcripts.delete(chatId);
+        throw new TranscriptCorruptError({
+          chatId,
+          location: `memory://transcripts/${chatId}`,
+          keptAt: `memory://corrupt/${corrupt.length - 1}`,
+          reason: unusable,
+        });
       });
     },
 

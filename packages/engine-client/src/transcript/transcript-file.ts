@@ -127,8 +127,12 @@ export type TranscriptDecoding =
   | { readonly ok: true; readonly file: TranscriptFile }
   | { readonly ok: false; readonly reason: string; readonly cause?: unknown };
 
-/** Reads stored text as the transcript of `chatId`; never throws. */
-export function decodeTranscript(chatId: string, text: string): TranscriptDecoding {
+/** Reads stored text as the transcript of `chatId`, then the reader's own `check` of it; never throws. */
+export function decodeTranscript(
+  chatId: string,
+  text: string,
+  check?: (file: TranscriptFile) => string | null,
+): TranscriptDecoding {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -147,7 +151,13 @@ export function decodeTranscript(chatId: string, text: string): TranscriptDecodi
     return { ok: false, reason: `it belongs to chat ${JSON.stringify(result.data.id)}` };
   }
   const file: TranscriptFile = result.data;
-  return { ok: true, file };
+  let unusable: string | null = null;
+  try {
+    unusable = check?.(file) ?? null;
+  } catch (cause) {
+    return { ok: false, reason: "its check failed", cause };
+  }
+  return unusable === null ? { ok: true, file } : { ok: false, reason: unusable };
 }
 
 /**

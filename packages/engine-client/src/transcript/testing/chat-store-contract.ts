@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidChatIdError, TurnSequenceError } from "../../errors.js";
 import type { ChatStore } from "../chat-store.js";
-import { InvalidChatRecordError } from "../errors.js";
+import { InvalidChatRecordError, TranscriptCorruptError } from "../errors.js";
 import { buildTranscriptFile, type TranscriptFile } from "../transcript-file.js";
 import { bigTranscript, sampleLog, sampleSummary } from "./fixtures.js";
 
@@ -126,6 +126,29 @@ export function chatStoreContract(
         const replaced = { ...file, messages: file.messages.slice(1), seqs: [4] };
         await store.writeTranscript("t", replaced);
         expect(await store.readTranscript("t")).toEqual(replaced);
+      });
+    });
+
+    describe("given a reader's check that finds the transcript unusable", () => {
+      it("should move it aside as corrupt, with a TranscriptCorruptError naming the reason, and read null next", async () => {
+        const store = await createStore();
+        const log = sampleLog();
+        await store.appendLog("checked", log);
+        const file = buildTranscriptFile({ id: "checked", kept: log, previous: null });
+        await store.writeTranscript("checked", file);
+        // A check that passes changes nothing.
+        expect(await store.readTranscript("checked", { check: () => null })).toEqual(file);
+        const error = await store
+          .readTranscript("checked", {
+            check: (read) => (read.id === "checked" ? "the field health is not valid" : null),
+          })
+          .catch((caught: unknown) => caught);
+        expect(TranscriptCorruptError.isInstance(error)).toBe(true);
+        const corrupt = error as TranscriptCorruptError;
+        expect(corrupt.reason).toBe("the field health is not valid");
+        expect(corrupt.keptAt).not.toBe(corrupt.location);
+        expect(await store.readTranscript("checked")).toBeNull();
+        expect(await store.readLog("checked")).toEqual(log);
       });
     });
 

@@ -1,0 +1,154 @@
+import { assertSafeChatId, TurnSequenceError } from "../errors.js";
+import { type OpenedTurn, openTurn } from "../kit/turn-open.js";
+import type { Turn } from "../kit/turn-runner.js";
+import type { ChatMessage } from "../messages.js";
+import { ChatLogCorruptError, TranscriptCorruptError, tornReason } from "../transcript/errors.js";
+import { buildTranscriptFile, type TranscriptFile } from "../transcript/transcript-file.js";
+import {
+  applyTranscript,
+  type ChatRuntime,
+  emptyChatRuntime,
+  engineFields,
+  engineFieldsProblem,
+  healthNotesKept,
+  TranscriptFieldsInvalidError,
+} from "./chat-state.js";
+import type { EngineParts } from "./engine-parts.js";
+
+/** The same message of an append-only log, read twice: the copy already held (its estimates cached), if any. */
+function sameMessage(held: ChatMessage | undefined, read: ChatMessage): ChatMessage | undefined {
+  return held && held.seq === read.seq && held.role === read.role && held.createdAt === read.createdAt
+    ? held
+    : undefined;
+}
+
+/** Reads a chat's log and transcript from the store; a chat read again (`previous`) keeps its estimates. */
+export async function loadChatRuntime(
+  parts: EngineParts,
+  chatId: string,
+  previous?: ChatRuntime,
+): Promise<ChatRuntime> {
+  const { store } = parts;
+  // A chat read again keeps its estimates: the log only grows, so its old messages are still its messages.
+  const rt = emptyChatRuntime(chatId, previous?.cache);
+  try {
+    rt.log = await store.readLog(chatId);
+  } catch (error) {
+    // A log torn by a crash or with a seq written twice is repaired once (its whole copy kept aside); say so and read it again.
+    if (!ChatLogCorruptError.isInstance(error) || !error.repaired) throw error;
+    const what = error.reason === tornReason ? "was cut off by a crash" : `was repaired (${error.reason})`;
+    parts.addNote(rt, "log-repaired", `The chat's log ${what}; a copy was kept at ${error.keptAt}.`);
+    rt.log = await store.readLog(chatId);
+  }
+  if (previous) rt.log = rt.log.map((message, index) => sameMessage(previous.log[index], message) ?? message);
+  let file: TranscriptFile | null = null;
+  try {
+    // A bad engine field makes the file corrupt: the store moves it aside as it does an unreadable one.
+    const log = rt.log;
+    file = await store.readTranscript(chatId, { check: (read) => engineFieldsProblem(read, log) });
+  } catch (error) {
+    if (!TranscriptCorruptError.isInstance(error)) throw error;
+    // The unreadable file was kept aside; the chat goes on from its log, without the summary.
+    parts.addNote(
+      rt,
+      "summary-failed",
+      `The chat's transcript could not be read (${error.reason}); it was kept at ${error.keptAt}.`,
+    );
+  }
+  const unusable = file ? applyTranscript(rt, file, parts.model()) : null;
+  if (unusable !== null) {
+    // The engine's own fields are bad: the file is not used (its summary neither); the next save replaces it.
+    const error = new TranscriptFieldsInvalidError(chatId, unusable);
+    parts.addNote(
+      rt,
+      "summary-failed",
+      `The chat's transcript could not be used (${error.reason}); the chat goes on from its log.`,
+    );
+  }
+  if (previous) {
+    // Notes not saved yet (a repair said at the last read) stay.
+    const known = new Set(rt.healthNotes.map((note) => note.id));
+    const unsaved = previous.healthNotes.filter((note) => !known.has(note.id));
+    rt.healthNotes = [...unsaved, ...rt.healthNotes].sort((a, b) => b.at - a.at).slice(0, healthNotesKept);
+  }
+  return rt;
+}
+
+/** Writes the chat's transcript: `kept` and the engine's own fields. */
+export async function saveTranscript(parts: EngineParts, rt: ChatRuntime, kept: readonly ChatMessage[]): Promise<void> {
+  const fields = engineFields(rt);
+  // The engine's own fields ride on `previous`, which buildTranscriptFile carries over.
+  const file = buildTranscriptFile({
+    id: rt.chatId,
+    kept,
+    previous: { ...rt.file, ...fields } as TranscriptFile,
+    model: parts.model(),
+    updatedAt: parts.now(),
+    ...(rt.summary ? { summary: rt.summary } : {}),
+    ...(rt.factor ? { factor: rt.factor.factor } : {}),
+  });
+  await parts.store.writeTranscript(rt.chatId, file);
+  rt.file = file;
+}
+
+/** The chats this engine has read, each loaded once and read again when another engine may have written. */
+export interface ChatCache {
+  /** The chat as held, loading it the first time; a failed load is tried again next time, not cached. */
+  get(chatId: string): Promise<ChatRuntime>;
+  /** Reads the chat from the store again: another engine over the same store (another tab) may have written. */
+  reload(chatId: string): Promise<ChatRuntime>;
+  /** Changes whenever the chat is read again: work begun on an older reading compares it to know. */
+  reading(chatId: string): Promise<ChatRuntime> | undefined;
+}
+
+export function createChatCache(parts: EngineParts): ChatCache {
+  const chats = new Map<string, Promise<ChatRuntime>>();
+  function track(chatId: string, loaded: Promise<ChatRuntime>): Promise<ChatRuntime> {
+    chats.set(chatId, loaded);
+    loaded.catch(() => {
+      if (chats.get(chatId) === loaded) chats.delete(chatId);
+    });
+    return loaded;
+  }
+  return {
+    get(chatId) {
+      assertSafeChatId(chatId);
+      return chats.get(chatId) ?? track(chatId, loadChatRuntime(parts, chatId));
+    },
+    async reload(chatId) {
+      const previous = await chats.get(chatId)?.catch(() => undefined);
+      return track(chatId, loadChatRuntime(parts, chatId, previous));
+    },
+    reading(chatId) {
+      return chats.get(chatId);
+    },
+  };
+}
+
+/**
+ * Accepts the turn against the chat's log and adds its opening message. A seq that does not follow the log
+ * (here or in the store) may mean another engine over the same store wrote since this one read: read the
+ * chat again and check once more, so that the `TurnSequenceError` that stands names the real next seq.
+ */
+export async function acceptTurn(
+  parts: EngineParts,
+  chats: ChatCache,
+  input: Turn["input"],
+): Promise<{ rt: ChatRuntime; opened: OpenedTurn }> {
+  let rt = await chats.get(input.chatId);
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const opened = openTurn(input, rt.log, parts.now);
+      if (!opened.retrying) {
+        await parts.store.appendLog(input.chatId, [opened.message]);
+        rt.log.push(opened.message);
+      }
+      if (input.untrusted) rt.untrusted = true;
+      if (input.origin) rt.origin = input.origin;
+      return { rt, opened };
+    } catch (error) {
+      if (!TurnSequenceError.isInstance(error) || attempt > 0) throw error;
+      rt = await chats.reload(input.chatId);
+    }
+  }
+}

@@ -1,0 +1,178 @@
+import { estimateTokens } from "../context/estimate.js";
+import type { FoldMode, FoldPlan } from "../context/fold.js";
+import { estimateMessagesTokens } from "../context/message-estimate.js";
+import { isAbortError } from "../errors.js";
+import type { CompactionReason, EngineEvent, SummaryState } from "../events.js";
+import { learnBeforeFold } from "../learning/learner.js";
+import { emptyUsage, type Usage } from "../messages.js";
+import { summariseFolded, summaryLeftOutNote } from "../summarise/summariser.js";
+import type { ChatCache } from "./chat-loading.js";
+import { saveTranscript } from "./chat-loading.js";
+import { type ChatRuntime, keptFromLog } from "./chat-state.js";
+import type { EngineParts } from "./engine-parts.js";
+import { planFor, type Sizing } from "./sizing.js";
+
+/** What a fold needs beyond the engine's parts: the chats held, and the per-chat queue for later writes. */
+export interface FoldContext {
+  readonly parts: EngineParts;
+  readonly chats: ChatCache;
+  readonly queued: <T>(chatId: string, work: () => Promise<T>) => Promise<T>;
+}
+
+/**
+ * The fold-and-summary decision: plans the next request and folds (summarising) when the plan folds, else
+ * keeps the plan's state (a new text limit). A `heal` fold folds because the provider refused. Returns the
+ * plan and the summariser's usage.
+ */
+export async function planAndFold(
+  context: FoldContext,
+  rt: ChatRuntime,
+  size: Sizing,
+  mode: FoldMode,
+  abortSignal: AbortSignal | undefined,
+  send: (event: EngineEvent) => void,
+): Promise<{ planned: FoldPlan; usage: Usage }> {
+  const planned = planFor(rt, size, mode);
+  const reason = mode === "heal" ? "too-long" : planned.reason;
+  if (!planned.fold || reason === null) {
+    rt.fold = planned.state;
+    return { planned, usage: emptyUsage };
+  }
+  return { planned, usage: await applyFold(context, { rt, planned, size, reason, abortSignal, send }) };
+}
+
+/** One fold to apply. */
+export interface FoldInput {
+  readonly rt: ChatRuntime;
+  readonly planned: FoldPlan;
+  readonly size: Sizing;
+  readonly reason: CompactionReason;
+  /** What the person asked the summary to keep (a manual fold). */
+  readonly keep?: string | undefined;
+  readonly abortSignal: AbortSignal | undefined;
+  readonly send: (event: EngineEvent) => void;
+}
+
+/**
+ * Folds what the plan folds: summarises it (the old summary stays when no model writes one), saves the
+ * transcript, says so, and lets the learner read the person's words before the fold, alongside.
+ * Throws the AbortError when aborted, leaving the chat as it was.
+ */
+export async function applyFold(context: FoldContext, input: FoldInput): Promise<Usage> {
+  const { parts } = context;
+  const { rt, planned, size, reason, keep, abortSignal, send } = input;
+  send({ type: "compacting", chatId: rt.chatId, reason });
+  let result: Awaited<ReturnType<typeof summariseFolded>>;
+  try {
+    result = await summariseFolded({
+      provider: parts.provider,
+      chatModel: size.modelId,
+      models: await parts.listModels(),
+      folded: planned.folded,
+      previousSummary: rt.summary?.text ?? null,
+      ...(keep ? { keep } : {}),
+      budget: size.budget.budget,
+      ...(abortSignal ? { abortSignal } : {}),
+    });
+  } catch (error) {
+    // The fold is not applied; say so, so that no "Summarising…" is left standing.
+    if (isAbortError(error)) send({ type: "compaction-skipped", chatId: rt.chatId, reason, why: "aborted" });
+    throw error;
+  }
+  let text = rt.summary?.text ?? "";
+  let writer: string | null = rt.summary?.model ?? null;
+  let writerName: string | undefined = rt.summary?.modelName;
+  if (result.status === "summarised") {
+    text = result.text;
+    writer = result.model;
+    writerName = (await parts.listModels()).find((candidate) => candidate.id === result.model)?.displayName;
+  } else {
+    const why = result.attempts.map((attempt) => `${attempt.model}: ${attempt.rejection}`).join(", ");
+    const note = parts.addNote(
+      rt,
+      "summary-failed",
+      `No model wrote a summary (${why || "no model"}); the earliest turns were dropped and the previous summary stays.`,
+    );
+    send({ type: "health-note", chatId: rt.chatId, note });
+  }
+  if (result.leftOutCharacters > 0) {
+    const note = parts.addNote(rt, "summary-shortened", summaryLeftOutNote(result.leftOutCharacters));
+    send({ type: "health-note", chatId: rt.chatId, note });
+  }
+  const summary = summaryAfterFold(rt, planned, size, { text, writer, writerName, reason, at: parts.now() });
+  rt.summary = summary;
+  rt.fold = planned.state;
+  await saveTranscript(parts, rt, planned.kept);
+  send({ type: "compacted", chatId: rt.chatId, ...summary });
+  startLearning(context, rt, planned.firstKeptSeq);
+  return result.usage;
+}
+
+/** The summary state after a fold: what was folded so far, and what the request holds after it. */
+function summaryAfterFold(
+  rt: ChatRuntime,
+  planned: FoldPlan,
+  size: Sizing,
+  written: {
+    readonly text: string;
+    readonly writer: string | null;
+    readonly writerName: string | undefined;
+    readonly reason: CompactionReason;
+    readonly at: number;
+  },
+): SummaryState {
+  const summaryTokens = written.text ? estimateTokens(written.text, size.family) : 0;
+  return {
+    text: written.text,
+    model: written.writer,
+    ...(written.writerName ? { modelName: written.writerName } : {}),
+    firstKeptSeq: planned.firstKeptSeq,
+    reason: written.reason,
+    before: planned.before,
+    folded: {
+      messages: (rt.summary?.folded?.messages ?? 0) + planned.folded.length,
+      tokens:
+        (rt.summary?.folded?.tokens ?? 0) +
+        Math.ceil(estimateMessagesTokens(planned.folded, size.family, rt.cache) * size.factor),
+    },
+    after: {
+      messages: planned.after.messages,
+      tokens: Math.ceil(
+        planned.tokens -
+          (rt.summary ? estimateTokens(rt.summary.text, size.family) * size.factor : 0) +
+          summaryTokens * size.factor,
+      ),
+    },
+    at: written.at,
+  };
+}
+
+/** The learner reads the person's words before `untilSeq`, alongside the turn, never in its way. */
+function startLearning(context: FoldContext, rt: ChatRuntime, untilSeq: number): void {
+  const { parts, chats } = context;
+  const learner = parts.options.learner;
+  if (!learner) return;
+  const reading = chats.reading(rt.chatId);
+  // The words are still in the log if this is slow or fails.
+  void learnBeforeFold({
+    learner,
+    chatId: rt.chatId,
+    log: [...rt.log],
+    state: rt.learning,
+    untilSeq,
+    origin: rt.origin,
+    untrusted: rt.untrusted,
+    autoRemember: parts.options.autoRemember ?? true,
+    now: parts.now,
+  })
+    .then((result) => {
+      if (result.state === rt.learning) return;
+      // Later folds may have read further meanwhile; never move readUntil back.
+      if (result.state.readUntil <= rt.learning.readUntil) return;
+      rt.learning = result.state;
+      // A chat read again since keeps its own state; the words are read again at its next fold.
+      if (chats.reading(rt.chatId) !== reading) return;
+      return context.queued(rt.chatId, () => saveTranscript(parts, rt, keptFromLog(rt)));
+    })
+    .catch((error: unknown) => console.error(error));
+}

@@ -1,0 +1,44 @@
+import type { ContextCapability, Engine } from "../engine.js";
+import type { Learner } from "../learning/learner.js";
+import type { ModelInfo } from "../messages.js";
+import type { ProviderAdapter, ToolDefinition } from "../providers/provider-adapter.js";
+import type { ChatStore } from "../transcript/chat-store.js";
+
+/** Options of {@link createApiEngine}. */
+export interface ApiEngineOptions {
+  /** The provider adapter the chat talks to (`createOpenAI(...)`, `createAnthropic(...)`, ...). */
+  readonly provider: ProviderAdapter;
+  /** The chat's model id. Change it later with `setModel`. */
+  readonly model: string;
+  /** Where the chat's log and the engine's transcript live. */
+  readonly store: ChatStore;
+  /** Learns the person's words before they are folded (ADR 0055 §4). Default: none. */
+  readonly learner?: Learner;
+  /** The real system prompt. Default: none. */
+  readonly systemPrompt?: string;
+  /** The real tool list. Default: none. */
+  readonly tools?: readonly ToolDefinition[];
+  /** Remember things automatically; when false, whatever is learned waits for an OK. Default true. */
+  readonly autoRemember?: boolean;
+  /** The provider's model list, when the host has it. Default: `provider.listModels()`, once. */
+  readonly models?: readonly ModelInfo[];
+  /** A provider with its own compaction (Claude Code's /compact) takes manual folds over. Default: none. */
+  readonly handOverCompaction?: (chatId: string, keep: string | undefined) => Promise<boolean>;
+  /** Default `api`. */
+  readonly id?: string;
+  /** Default: the provider's name. */
+  readonly displayName?: string;
+  /** The clock. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** The API engine: an {@link Engine} that keeps the transcript and declares the `context` capability. */
+export interface ApiEngine extends Engine {
+  readonly capabilities: { readonly context: ContextCapability };
+  /** The chat's model now. */
+  readonly model: string;
+  /** Talks to another model from the next turn on (a too-long card's "Switch to …"). */
+  setModel(modelId: string): void;
+  /** The provider's models as last listed (empty until listed). */
+  listModels(): Promise<readonly ModelInfo[]>;
+}

@@ -1,0 +1,88 @@
+import { type Budget, computeBudget } from "../context/budget.js";
+import { modelFamily } from "../context/estimate.js";
+import { factorForModel } from "../context/factor.js";
+import { type FoldMode, type FoldPlan, planFold } from "../context/fold.js";
+import { resolveWindow } from "../context/window.js";
+import type { ContextUsage } from "../engine.js";
+import type { ModelInfo } from "../messages.js";
+import type { ChatRuntime } from "./chat-state.js";
+import type { EngineParts } from "./engine-parts.js";
+
+/**
+ * How the next request is sized: the model, its tokenizer family and factor, the fixed costs, and the budget.
+ * `budget.window` is the model's window (what a too-long card compares); `budget.budget` is what the
+ * transcript may use (bounded by the 100K cap). The two are never swapped.
+ */
+export interface Sizing {
+  readonly modelId: string;
+  readonly info: ModelInfo;
+  readonly family: string | undefined;
+  readonly factor: number;
+  readonly systemTokens: number;
+  readonly toolTokens: number;
+  readonly budget: Budget;
+}
+
+/**
+ * Sizes the next request; `refusedWindow` is the window a refusal just named (used as is, not looked up again).
+ * A remembered or refused window below what a request to the model already served is doubtful and not used.
+ */
+export async function sizeRequest(parts: EngineParts, rt: ChatRuntime, refusedWindow?: number): Promise<Sizing> {
+  const { provider } = parts;
+  const model = parts.model();
+  const info = parts.modelInfo(await parts.listModels(), model);
+  const family = modelFamily(model);
+  const evidence = parts.windowEvidence;
+  const stored = evidence.believable(model, provider.windows.get(provider.provider, model));
+  const refused = evidence.believable(model, refusedWindow);
+  const remembered = Math.min(stored ?? Number.POSITIVE_INFINITY, refused ?? Number.POSITIVE_INFINITY);
+  const { window } = resolveWindow({
+    model: info,
+    remembered: Number.isFinite(remembered) ? remembered : null,
+    local: provider.local,
+  });
+  const factor = factorForModel(rt.factor, model);
+  const { systemTokens, toolTokens } = parts.fixedTokens(family);
+  const answerRoom = rt.answerRooms[model];
+  const budget = computeBudget({
+    window,
+    systemTokens,
+    toolTokens,
+    factor,
+    ...(answerRoom !== undefined ? { answerRoom } : {}),
+  });
+  return { modelId: model, info, family, factor, systemTokens, toolTokens, budget };
+}
+
+/** The fold plan of the chat at this sizing. */
+export function planFor(rt: ChatRuntime, size: Sizing, mode: FoldMode): FoldPlan {
+  return planFold({
+    messages: rt.log,
+    summary: rt.summary?.text ?? null,
+    budget: size.budget.budget,
+    mode,
+    previous: rt.fold,
+    family: size.family,
+    factor: size.factor,
+    cache: rt.cache,
+  });
+}
+
+/** How much of the model's window the planned request uses. */
+export function contextUsageOf(size: Sizing, planned: FoldPlan): ContextUsage {
+  const usedTokens = Math.ceil((size.systemTokens + size.toolTokens) * size.factor + planned.tokens);
+  const window = size.budget.window;
+  return {
+    usedTokens,
+    window,
+    budget: size.budget.budget,
+    factor: size.factor,
+    share: window > 0 ? usedTokens / window : 1,
+  };
+}
+
+/** Sizes, plans and measures the chat as its next request would be: what `usage` and snapshots report. */
+export async function measureChat(parts: EngineParts, rt: ChatRuntime): Promise<{ size: Sizing; usage: ContextUsage }> {
+  const size = await sizeRequest(parts, rt);
+  return { size, usage: contextUsageOf(size, planFor(rt, size, "auto")) };
+}

@@ -33,6 +33,8 @@ export default defineConfig({
             tsconfig: "./tsconfig.check.json",
           },
           testTimeout: 30_000,
+          // Node would resolve the AI SDK's eventsource-parser by its `source` condition (TypeScript): Vite reads it.
+          server: { deps: { inline: [/[\\/]node_modules[\\/](ai|ai6|@ai-sdk[\\/][^\\/]+)[\\/]/] } },
           benchmark: { include: ["packages/engine-client/src/**/*.bench.ts"] },
         },
       },

@@ -1,0 +1,34 @@
+// @conch/engine-client/ai-sdk: the Vercel AI SDK's `useChat` on a Nacre engine (peer: `ai` ^6 || ^7).
+export { nacreChatMessages, nacreDivider, nacreMessageSeqs, nacreNextSeq } from "./chat-messages.js";
+export {
+  createTurnChunkMapper,
+  type NacreUIMessageChunk,
+  type TurnChunkMapper,
+  type TurnChunkMapperOptions,
+  turnToUIMessageStream,
+} from "./map-turn.js";
+export {
+  type NacreChatRefusalReason,
+  NacreChatRefusedError,
+  type NacreTurnPlan,
+  type NacreTurnRequest,
+  nacreTurnRequest,
+  planNacreTurn,
+} from "./plan-turn.js";
+export {
+  createNacreChatRoute,
+  type NacreChatRequestBody,
+  type NacreChatResponseOptions,
+  nacreChatResponse,
+  nacreSendMessagesRequest,
+} from "./route.js";
+export { createNacreTransport } from "./transport.js";
+export {
+  answerMessageId,
+  type NacreDataTypes,
+  type NacreFoldData,
+  type NacreMessageMetadata,
+  type NacreProblemData,
+  type NacreUIMessage,
+  userMessageId,
+} from "./ui-message.js";

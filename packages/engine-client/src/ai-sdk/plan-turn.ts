@@ -63,7 +63,10 @@ export interface NacreTurnRequest {
 /** The plan for a request, or a refusal. Pure: the retry's honesty is checked against the log by {@link checkRetry}. */
 export function planNacreTurn(request: NacreTurnRequest): NacreTurnPlan {
   const { message, seq } = request;
-  if (request.trigger === "submit-message" && request.messageId !== undefined) throw new NacreChatRefusedError("edit");
+  // `sendMessage({ messageId })` replaces a person's message; an automatic send after tool results names the answer.
+  if (request.trigger === "submit-message" && request.messageId !== undefined && message.role === "user") {
+    throw new NacreChatRefusedError("edit");
+  }
   if (request.trigger === "regenerate-message") {
     if (message.role !== "user") throw new NacreChatRefusedError("regenerate");
     return { kind: "retry", seq: message.metadata?.seq ?? seq, text: textOf(message) };

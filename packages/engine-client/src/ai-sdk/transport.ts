@@ -1,6 +1,6 @@
 import type { ChatTransport } from "ai";
-import type { Engine, TurnInput } from "../engine.js";
-import { type NacreUIMessageChunk, turnToUIMessageStream } from "./map-turn.js";
+import type { Engine, TurnInput, TurnStream } from "../engine.js";
+import { type NacreUIMessageChunk, type TurnChunkMapperOptions, turnToUIMessageStream } from "./map-turn.js";
 import { checkRetry, type NacreTurnPlan, nacreTurnRequest, planNacreTurn } from "./plan-turn.js";
 import type { NacreUIMessage } from "./ui-message.js";
 
@@ -11,11 +11,36 @@ import type { NacreUIMessage } from "./ui-message.js";
  * an edit is refused (`NacreChatRefusedError`). `stop` aborts the turn.
  */
 export function createNacreTransport(engine: Engine): ChatTransport<NacreUIMessage> {
+  /**
+   * This page's own last turn per chat. `stop` makes `useChat` stop reading at once, so the answer's last seq
+   * never reaches its message: the transport remembers it (from the engine's events), and waits for the
+   * stopped turn to end before the next one starts.
+   */
+  const ownTurns = new Map<string, { readonly done: Promise<unknown>; lastSeq: number }>();
+
+  function remember(chatId: string, done: Promise<unknown>): void {
+    const turn = { done, lastSeq: -1 };
+    ownTurns.set(chatId, turn);
+    const unsubscribe = engine.subscribe((event) => {
+      if (event.chatId !== chatId) return;
+      if (event.type === "turn-start") turn.lastSeq = Math.max(turn.lastSeq, event.message.seq);
+      if (event.type === "message-end") turn.lastSeq = Math.max(turn.lastSeq, event.message.seq);
+    });
+    done.then(unsubscribe, unsubscribe);
+  }
+
   return {
     async sendMessages({ chatId, trigger, messageId, messages, abortSignal }) {
-      const plan = planNacreTurn(nacreTurnRequest({ trigger, messageId, messages }));
+      const previous = ownTurns.get(chatId);
+      await previous?.done.catch(() => undefined);
+      const request = nacreTurnRequest({ trigger, messageId, messages });
+      // A regenerate names the person's message itself, which the messages place right.
+      const seq = trigger === "submit-message" ? Math.max(request.seq, (previous?.lastSeq ?? -1) + 1) : request.seq;
+      const plan = planNacreTurn({ ...request, seq });
       if (plan.kind === "retry") await checkRetry(engine, chatId, plan.seq, abortSignal);
-      return runPlannedTurn(engine, chatId, plan, abortSignal) as ReadableStream<never>;
+      const turn = startPlannedTurn(engine, chatId, plan, abortSignal);
+      remember(chatId, turn.done);
+      return turnToUIMessageStream(turn, answersOf(plan)) as ReadableStream<never>;
     },
     async reconnectToStream() {
       // An engine in the page runs its turns in the page: after a reload nothing of them runs any more. A turn
@@ -32,14 +57,20 @@ export function runPlannedTurn(
   plan: NacreTurnPlan,
   abortSignal: AbortSignal | undefined,
 ): ReadableStream<NacreUIMessageChunk> {
-  const input: TurnInput = {
-    chatId,
-    seq: plan.seq,
-    ...(abortSignal ? { abortSignal } : {}),
-    ...turnFields(plan),
-  };
-  const turn = engine.sendTurn(input);
-  return turnToUIMessageStream(turn, plan.kind === "tool-results" ? { answers: plan.answers } : {});
+  return turnToUIMessageStream(startPlannedTurn(engine, chatId, plan, abortSignal), answersOf(plan));
+}
+
+function startPlannedTurn(
+  engine: Engine,
+  chatId: string,
+  plan: NacreTurnPlan,
+  abortSignal: AbortSignal | undefined,
+): TurnStream {
+  return engine.sendTurn({ chatId, seq: plan.seq, ...(abortSignal ? { abortSignal } : {}), ...turnFields(plan) });
+}
+
+function answersOf(plan: NacreTurnPlan): TurnChunkMapperOptions {
+  return plan.kind === "tool-results" ? { answers: plan.answers } : {};
 }
 
 function turnFields(plan: NacreTurnPlan): Pick<TurnInput, "text" | "attachments" | "toolResults" | "retry"> {

@@ -1,5 +1,5 @@
 // @conch/engine-client/ai-sdk: the Vercel AI SDK's `useChat` on a Nacre engine (peer: `ai` ^6 || ^7).
-export { nacreChatMessages, nacreDivider, nacreMessageSeqs, nacreNextSeq } from "./chat-messages.js";
+export { nacreChatMessages, nacreDivider, nacreNextSeq } from "./chat-messages.js";
 export {
   createTurnChunkMapper,
   type NacreUIMessageChunk,
@@ -7,21 +7,9 @@ export {
   type TurnChunkMapperOptions,
   turnToUIMessageStream,
 } from "./map-turn.js";
-export {
-  type NacreChatRefusalReason,
-  NacreChatRefusedError,
-  type NacreTurnPlan,
-  type NacreTurnRequest,
-  nacreTurnRequest,
-  planNacreTurn,
-} from "./plan-turn.js";
-export {
-  createNacreChatRoute,
-  type NacreChatRequestBody,
-  type NacreChatResponseOptions,
-  nacreChatResponse,
-  nacreSendMessagesRequest,
-} from "./route.js";
+export { type NacreChatRefusalReason, NacreChatRefusedError } from "./plan-turn.js";
+export { type NacreChatRequestBody, nacreSendMessagesRequest } from "./request-body.js";
+export { createNacreChatRoute, type NacreChatResponseOptions, nacreChatResponse } from "./route.js";
 export { createNacreTransport } from "./transport.js";
 export {
   answerMessageId,

@@ -3,7 +3,8 @@ import { DefaultChatTransport } from "ai";
 import { type Server, serve } from "srvx";
 import { afterEach, describe, expect, it } from "vitest";
 import { messageText } from "../messages.js";
-import { createNacreChatRoute, type NacreChatRequestBody, nacreSendMessagesRequest } from "./route.js";
+import { type NacreChatRequestBody, nacreSendMessagesRequest } from "./request-body.js";
+import { createNacreChatRoute } from "./route.js";
 import { TestChat, textOf } from "./testing/test-chat.js";
 import type { NacreUIMessage } from "./ui-message.js";
 

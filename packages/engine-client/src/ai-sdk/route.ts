@@ -1,49 +1,11 @@
-import { createUIMessageStreamResponse, type PrepareSendMessagesRequest } from "ai";
+import { createUIMessageStreamResponse } from "ai";
 import { z } from "zod";
 import type { Engine } from "../engine.js";
 import { type ProblemAnswer, problem, turnRefusalProblem } from "../server/problems.js";
 import { nacreChatMessages } from "./chat-messages.js";
-import {
-  checkRetry,
-  NacreChatRefusedError,
-  type NacreTurnRequest,
-  nacreTurnRequest,
-  planNacreTurn,
-} from "./plan-turn.js";
+import { checkRetry, NacreChatRefusedError, planNacreTurn } from "./plan-turn.js";
 import { runPlannedTurn } from "./transport.js";
 import type { NacreUIMessage } from "./ui-message.js";
-
-/** What the page sends the route: the chat, the last message and the seq it expects (never the whole chat). */
-export interface NacreChatRequestBody {
-  readonly id: string;
-  readonly trigger: NacreTurnRequest["trigger"];
-  readonly messageId?: string;
-  readonly message: NacreUIMessage;
-  readonly seq: number;
-}
-
-/**
- * For `new DefaultChatTransport({ api, prepareSendMessagesRequest: nacreSendMessagesRequest })`: sends only the
- * last message and the seq the page expects, so that a stale tab gets a 409 and nothing is written.
- */
-export const nacreSendMessagesRequest: PrepareSendMessagesRequest<NacreUIMessage> = ({
-  id,
-  messages,
-  trigger,
-  messageId,
-  body,
-}) => {
-  const request = nacreTurnRequest({ trigger, messageId, messages });
-  const sent: NacreChatRequestBody = {
-    ...body,
-    id,
-    trigger,
-    ...(messageId !== undefined ? { messageId } : {}),
-    message: request.message,
-    seq: request.seq,
-  };
-  return { body: sent };
-};
 
 /** Options of {@link nacreChatResponse}. */
 export interface NacreChatResponseOptions {
@@ -52,7 +14,7 @@ export interface NacreChatResponseOptions {
   readonly message: NacreUIMessage;
   /** The seq the page expects the next message at; the engine refuses a stale one (409, as the wire protocol). */
   readonly seq: number;
-  readonly trigger?: NacreTurnRequest["trigger"];
+  readonly trigger?: "submit-message" | "regenerate-message";
   readonly messageId?: string;
   /** The request's signal: `useChat`'s stop aborts the request, and so the turn. */
   readonly signal?: AbortSignal;
@@ -95,19 +57,20 @@ export async function nacreChatResponse(options: NacreChatResponseOptions): Prom
   }
 }
 
-/** The body's shape; the message's parts are checked by what reads them. */
-const requestBodySchema = z.object({
-  id: z.string().min(1),
-  trigger: z.enum(["submit-message", "regenerate-message"]),
-  messageId: z.string().optional(),
-  seq: z.number().int().min(0),
-  message: z.looseObject({
-    id: z.string(),
-    role: z.enum(["user", "assistant", "system"]),
-    metadata: z.looseObject({ seq: z.number().int().min(0) }).optional(),
-    parts: z.array(z.looseObject({ type: z.string() })),
-  }),
-});
+/** The body's shape; the message's parts are checked by what reads them. Made when first needed (a page never does). */
+const requestBodySchema = () =>
+  z.object({
+    id: z.string().min(1),
+    trigger: z.enum(["submit-message", "regenerate-message"]),
+    messageId: z.string().optional(),
+    seq: z.number().int().min(0),
+    message: z.looseObject({
+      id: z.string(),
+      role: z.enum(["user", "assistant", "system"]),
+      metadata: z.looseObject({ seq: z.number().int().min(0) }).optional(),
+      parts: z.array(z.looseObject({ type: z.string() })),
+    }),
+  });
 
 /**
  * A whole route for `useChat` on a server engine: `POST` runs a turn (the body of {@link nacreSendMessagesRequest}),
@@ -134,7 +97,7 @@ export function createNacreChatRoute(engine: Engine): (request: Request) => Prom
     } catch {
       return problemResponse(problem("invalid-json", 400));
     }
-    const parsed = requestBodySchema.safeParse(json);
+    const parsed = requestBodySchema().safeParse(json);
     if (!parsed.success) {
       return problemResponse(
         problem("invalid-body", 400, {

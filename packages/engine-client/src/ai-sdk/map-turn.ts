@@ -67,12 +67,14 @@ export function createTurnChunkMapper(options: TurnChunkMapperOptions = {}): Tur
     return chunks;
   }
 
-  function fold(data: NacreFoldData, seq: number): NacreUIMessageChunk[] {
+  /** A fold of this turn: it comes after `turn-start`, so the answer has started; its part is updated by id. */
+  function fold(data: NacreFoldData): NacreUIMessageChunk[] {
+    if (!started || answers === undefined) return [];
     if (data.status === "compacting" || foldId === null) {
       folds += 1;
-      foldId = `fold-${answers ?? seq}-${folds}`;
+      foldId = `fold-${answers}-${folds}`;
     }
-    const chunks = [...begin(seq), { type: "data-nacre-fold" as const, id: foldId, data }];
+    const chunks: NacreUIMessageChunk[] = [{ type: "data-nacre-fold", id: foldId, data }];
     if (data.status !== "compacting") foldId = null;
     return chunks;
   }
@@ -130,13 +132,13 @@ export function createTurnChunkMapper(options: TurnChunkMapperOptions = {}): Tur
       case "usage":
         return started ? [metadata({ usage: event.usage })] : [];
       case "compacting":
-        return fold({ status: "compacting", reason: event.reason }, -1);
+        return fold({ status: "compacting", reason: event.reason });
       case "compacted": {
         const { type: _type, chatId: _chatId, ...summary } = event;
-        return fold({ status: "compacted", reason: event.reason, summary }, -1);
+        return fold({ status: "compacted", reason: event.reason, summary });
       }
       case "compaction-skipped":
-        return fold({ status: "skipped", reason: event.reason, why: event.why }, -1);
+        return fold({ status: "skipped", reason: event.reason, why: event.why });
       case "healed":
         // The health note that follows says it in words; the heal itself changes nothing the person sees.
         return [];

@@ -159,5 +159,7 @@ describe("createNacreChatRoute behind useChat's HTTP transport (real HTTP on loo
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ type: "urn:conch:problem:invalid-body" });
+    // useChat's reconnect: a closed request stopped its turn, so nothing runs to resume.
+    expect((await fetch(`${route.url}/bad/stream`)).status).toBe(204);
   });
 });

@@ -74,13 +74,17 @@ const requestBodySchema = () =>
 
 /**
  * A whole route for `useChat` on a server engine: `POST` runs a turn (the body of {@link nacreSendMessagesRequest}),
- * `GET ?id=` answers `{ messages }` for `useChat`'s first messages. Mount it after your own sign-in check; the
+ * `GET ?id=` answers `{ messages }` for `useChat`'s first messages, `GET …/{chatId}/stream` 204 (nothing to resume). Mount it after your own sign-in check; the
  * engine's chat ids are the route's.
  */
 export function createNacreChatRoute(engine: Engine): (request: Request) => Promise<Response> {
   return async (request) => {
     if (request.method === "GET") {
-      const chatId = new URL(request.url).searchParams.get("id");
+      const url = new URL(request.url);
+      // `DefaultChatTransport.reconnectToStream` asks `{api}/{chatId}/stream`: nothing runs to resume here, since
+      // a closed request (a reload, like the stop button) stops its turn; what it wrote is in the loaded chat.
+      if (url.pathname.endsWith("/stream")) return new Response(null, { status: 204 });
+      const chatId = url.searchParams.get("id");
       if (!chatId) return problemResponse(problem("bad-request", 400, { detail: "Name the chat: ?id=" }));
       try {
         const messages = nacreChatMessages(await engine.loadChat(chatId, { abortSignal: request.signal }));

@@ -120,6 +120,15 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
     await page.screenshot({ path: join(screenshotDir, "ai-sdk-chat-divider.png") });
   });
 
+  it("should heal one refusal quietly and show its health note, which no message keeps", async () => {
+    fake.server.refuseNext(1, "openrouter", { models: [firstChatModel] });
+    await send(turns[sent] ?? "And what is still open?");
+    sent += 1;
+    await expect.poll(() => page.getByRole("status").textContent(), patient).toMatch(/refused the request as too long/);
+    expect(await page.locator("[data-nacre-turn-problem]").count()).toBe(0);
+    expect(JSON.stringify(await loaded())).not.toContain("nacre-health");
+  });
+
   it("should show the too-long card with its next step after two refusals", async () => {
     fake.server.refuseNext(2, "openrouter", { models: [firstChatModel] });
     await send(turns[sent] ?? "And what is still open?");

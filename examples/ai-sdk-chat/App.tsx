@@ -29,10 +29,15 @@ export function App() {
 
 function Chat({ initial }: { readonly initial: NacreUIMessage[] }) {
   const [input, setInput] = useState("");
+  const [note, setNote] = useState<string | null>(null);
   const { messages, sendMessage, regenerate, setMessages, status, stop, error } = useChat<NacreUIMessage>({
     id: chatId,
     messages: initial,
     transport: new DefaultChatTransport({ api: "/api/chat", prepareSendMessagesRequest: nacreSendMessagesRequest }),
+    // Health notes (a quiet heal, a summary that failed) come as transient parts: shown, never kept in a message.
+    onData: (part) => {
+      if (part.type === "data-nacre-health") setNote(part.data.text);
+    },
     // A stopped answer keeps what the engine wrote: read the chat back, so the next seq follows it.
     onFinish: ({ isAbort }) => {
       if (isAbort) void loadMessages().then(setMessages);
@@ -95,6 +100,11 @@ function Chat({ initial }: { readonly initial: NacreUIMessage[] }) {
           ))}
         </div>
       </div>
+      {note ? (
+        <p className="chat-note" role="status">
+          {note}
+        </p>
+      ) : null}
       {error ? <p className="chat-error">{error.message}</p> : null}
       <form className="prompt-input" onSubmit={submit}>
         <textarea

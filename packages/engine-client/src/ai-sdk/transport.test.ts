@@ -12,7 +12,7 @@ import { TurnSequenceError } from "../errors.js";
 import { messageText } from "../messages.js";
 import { nacreChatMessages, nacreDivider, nacreMessageSeqs } from "./chat-messages.js";
 import { NacreChatRefusedError } from "./plan-turn.js";
-import { TestChat, textOf } from "./testing/test-chat.js";
+import { TestChat, TestChatOnAi6, textOf } from "./testing/test-chat.js";
 import { createNacreTransport } from "./transport.js";
 import type { NacreUIMessage } from "./ui-message.js";
 
@@ -160,6 +160,42 @@ describe.each(setups)("createNacreTransport on %s", (_name, make) => {
       "3 assistant Next.",
     ]);
     expect(chat.messages.map(textOf).slice(2)).toEqual(["Next", "Next."]);
+  });
+});
+
+describe("createNacreTransport under ai 6's chat", () => {
+  it("should run turns, seqs from the log, and continue an answer with tool results", async () => {
+    const setup: ApiEngineUnderTest = await setUp(apiEngineUnderTest([]));
+    setup.server.setReply((request) =>
+      request.promptText.includes("12°C")
+        ? { text: "It is 12°C in Oslo." }
+        : request.lastUserText === "Hi"
+          ? { text: "Hello." }
+          : { toolCalls: [{ id: "call-1", name: "weather", arguments: { city: "Oslo" } }] },
+    );
+    const chat: TestChatOnAi6 = new TestChatOnAi6({
+      id: "six",
+      transport: createNacreTransport(setup.engine),
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls,
+      onToolCall({ toolCall }) {
+        void chat.addToolOutput({ tool: toolCall.toolName, toolCallId: toolCall.toolCallId, output: "12°C" } as never);
+      },
+    });
+    await chat.sendMessage({ text: "Hi" });
+    await chat.sendMessage({ text: "Weather in Oslo?" });
+    await expect.poll(() => textOf(chat.messages[3]), { timeout: 20_000 }).toBe("It is 12°C in Oslo.");
+    await expect.poll(() => chat.status).toBe("ready");
+
+    expect(chat.chatState.error).toBeUndefined();
+    expect(chat.messages.map((message) => message.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(await logOf(setup.engine, "six")).toEqual([
+      "0 user Hi",
+      "1 assistant Hello.",
+      "2 user Weather in Oslo?",
+      "3 assistant ",
+      "4 tool ",
+      "5 assistant It is 12°C in Oslo.",
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { AbstractChat, type ChatInit, type ChatState, type ChatStatus } from "ai";
+import { AbstractChat as AbstractChatOnAi6 } from "ai6";
 import type { NacreUIMessage } from "../ui-message.js";
 
 /** The state `useChat` keeps, as plain arrays: the SDK's own chat machinery runs over it, without React. */
@@ -23,6 +24,16 @@ class ArrayChatState implements ChatState<NacreUIMessage> {
 
 /** `useChat`'s chat (the SDK's AbstractChat) on plain state, for tests in Node. */
 export class TestChat extends AbstractChat<NacreUIMessage> {
+  constructor(init: ChatInit<NacreUIMessage>) {
+    super({ ...init, state: new ArrayChatState(init.messages ?? []) });
+  }
+  get chatState(): ChatState<NacreUIMessage> {
+    return this.state;
+  }
+}
+
+/** The same on ai 6's AbstractChat (AI Elements still pins ai 6): the transport must serve both. */
+export class TestChatOnAi6 extends (AbstractChatOnAi6 as unknown as typeof AbstractChat)<NacreUIMessage> {
   constructor(init: ChatInit<NacreUIMessage>) {
     super({ ...init, state: new ArrayChatState(init.messages ?? []) });
   }

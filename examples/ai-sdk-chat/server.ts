@@ -90,5 +90,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     dataDir: ".nacre-data/ai-sdk-chat",
     ...(apiKey ? { apiKey } : {}),
   });
-  server.listen(3000, "127.0.0.1", () => console.log("useChat on Nacre: http://127.0.0.1:3000"));
+  const port = Number(process.env.PORT ?? 3000);
+  server.listen(port, "127.0.0.1", () => console.log(`useChat on Nacre: http://127.0.0.1:${port}`));
 }

@@ -43,8 +43,9 @@ export function createNacreTransport(engine: Engine): ChatTransport<NacreUIMessa
       return turnToUIMessageStream(turn, answersOf(plan)) as ReadableStream<never>;
     },
     async reconnectToStream() {
-      // An engine in the page runs its turns in the page: after a reload nothing of them runs any more. A turn
-      // running on a server reaches a reloaded page through the wire protocol (see `nacreChatResponse`).
+      // Nothing is resumed into useChat's stream: an engine in the page ran its turns in the page, which a reload
+      // ended (what they kept is in the loaded chat). A remote engine's `loadChat` does read the rest of a turn
+      // still running on its server, but to `subscribe` listeners only; mapping that here is not done yet.
       return null;
     },
   };

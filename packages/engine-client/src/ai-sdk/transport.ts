@@ -1,5 +1,7 @@
 import type { ChatTransport } from "ai";
+import { type Channel, createChannel } from "../channel.js";
 import type { Engine, TurnInput, TurnStream } from "../engine.js";
+import type { EngineEvent } from "../events.js";
 import { type NacreUIMessageChunk, type TurnChunkMapperOptions, turnToUIMessageStream } from "./map-turn.js";
 import { checkRetry, type NacreTurnPlan, nacreTurnRequest, planNacreTurn } from "./plan-turn.js";
 import type { NacreUIMessage } from "./ui-message.js";
@@ -29,6 +31,8 @@ export function createNacreTransport(engine: Engine): ChatTransport<NacreUIMessa
     done.then(unsubscribe, unsubscribe);
   }
 
+  const followed = isRemote(engine) ? follow(engine) : null;
+
   return {
     async sendMessages({ chatId, trigger, messageId, messages, abortSignal }) {
       const previous = ownTurns.get(chatId);
@@ -42,13 +46,65 @@ export function createNacreTransport(engine: Engine): ChatTransport<NacreUIMessa
       remember(chatId, turn.done);
       return turnToUIMessageStream(turn, answersOf(plan)) as ReadableStream<never>;
     },
-    async reconnectToStream() {
-      // Nothing is resumed into useChat's stream: an engine in the page ran its turns in the page, which a reload
-      // ended (what they kept is in the loaded chat). A remote engine's `loadChat` does read the rest of a turn
-      // still running on its server, but to `subscribe` listeners only; mapping that here is not done yet.
-      return null;
+    async reconnectToStream({ chatId }) {
+      // An engine in the page ran its turns in the page, which a reload ended: what they kept is in the loaded
+      // chat. A remote engine's `loadChat` reads a turn still running on its server to its listeners, from its
+      // `turn-start`: that turn, as read so far and then live, is the stream resumed.
+      if (!followed) return null;
+      await engine.loadChat(chatId);
+      if (!followed.engine.isAnswering(chatId)) return null;
+      const events = createChannel<EngineEvent>();
+      for (const event of followed.running.get(chatId) ?? []) events.push(event);
+      const readers = followed.readers.get(chatId) ?? new Set();
+      readers.add(events);
+      followed.readers.set(chatId, readers);
+      const stream = turnToUIMessageStream(events);
+      remember(
+        chatId,
+        new Promise<void>((resolve) => {
+          const check = engine.subscribe((event) => {
+            if (event.chatId === chatId && event.type === "turn-end") {
+              check();
+              resolve();
+            }
+          });
+        }),
+      );
+      return stream as ReadableStream<never>;
     },
   };
+}
+
+/** An engine that can tell whether it reads a running turn of a chat (the remote engine). */
+function isRemote(engine: Engine): engine is Engine & { isAnswering(chatId: string): boolean } {
+  return typeof (engine as { isAnswering?: unknown }).isAnswering === "function";
+}
+
+interface FollowedTurns {
+  readonly engine: Engine & { isAnswering(chatId: string): boolean };
+  /** Each running turn's events so far, from its `turn-start`, by chat. */
+  readonly running: Map<string, EngineEvent[]>;
+  /** Resumed streams reading a chat's running turn. */
+  readonly readers: Map<string, Set<Channel<EngineEvent>>>;
+}
+
+/**
+ * Keeps every running turn's events from the transport's creation on (create it before loading the chat), so
+ * that a resumed stream has the turn from its start; a turn's events are let go at its `turn-end`.
+ */
+function follow(engine: Engine & { isAnswering(chatId: string): boolean }): FollowedTurns {
+  const followed: FollowedTurns = { engine, running: new Map(), readers: new Map() };
+  engine.subscribe((event) => {
+    const { chatId } = event;
+    if (event.type === "turn-start") followed.running.set(chatId, [event]);
+    else followed.running.get(chatId)?.push(event);
+    for (const reader of followed.readers.get(chatId) ?? []) reader.push(event);
+    if (event.type !== "turn-end") return;
+    followed.running.delete(chatId);
+    for (const reader of followed.readers.get(chatId) ?? []) reader.close();
+    followed.readers.delete(chatId);
+  });
+  return followed;
 }
 
 /** Starts the planned turn and maps its events; shared by the transport and the route. */

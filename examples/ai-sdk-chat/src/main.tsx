@@ -1,7 +1,7 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import "@conch/nacre/nacre.css";
-import "./ai-sdk-chat.css";
+import "./chat.css";
 import { App } from "./App.js";
 
 const root = document.getElementById("root");

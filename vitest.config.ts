@@ -18,6 +18,8 @@ export default defineConfig({
   test: {
     // The JSON report is what `.ci/run` reads for its closing `N passed, N failed` line.
     reporters: ["default", ["json", { outputFile: ".vitest-reports/results.json" }]],
+    // Node would resolve the AI SDK's eventsource-parser by its `source` condition (TypeScript): Vite reads it.
+    server: { deps: { inline: [/[\\/]node_modules[\\/](ai|ai6|@ai-sdk[\\/][^\\/]+)[\\/]/] } },
     projects: [
       {
         extends: true,

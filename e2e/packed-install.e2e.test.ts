@@ -19,7 +19,7 @@ const packages = ["packages/engine-client", "packages/nacre"] as const;
  * contract: `npm run build` builds its page, `npm start` serves it with the engine (env PORT, DATA_DIR,
  * OPENAI_BASE_URL, OPENAI_API_KEY, MODEL), and the page has a textbox named "Message" and a "Send" button.
  */
-const examples = ["examples/assistant-ui-chat"] as const;
+const examples = ["examples/assistant-ui-chat", "examples/ai-sdk-chat"] as const;
 
 interface Manifest {
   readonly name: string;

@@ -56,9 +56,23 @@ export function resolveBaseURL(settings: ProviderSettings, fallback: string): st
   return (settings.baseURL ?? fallback).replace(/\/+$/, "");
 }
 
-/** Whether an adapter is local: the settings say so, or the provider kind runs locally, or the host is loopback. */
+/**
+ * Whether an adapter is local: the settings say so, or the provider kind runs locally, or the host is loopback.
+ * A base URL on the page's own origin is the page's server passing calls on (a same-origin proxy): its host says
+ * where the page came from, not where the provider runs, so only the kind counts there.
+ */
 export function resolveLocal(settings: ProviderSettings, localKind: boolean, baseURL: string): boolean {
-  return settings.local ?? (localKind || isLocalBaseURL(baseURL));
+  return settings.local ?? (localKind || (isLocalBaseURL(baseURL) && !isOnPageOrigin(baseURL)));
+}
+
+function isOnPageOrigin(url: string): boolean {
+  const origin = (globalThis as { readonly location?: { readonly origin?: unknown } }).location?.origin;
+  if (typeof origin !== "string" || origin === "null") return false;
+  try {
+    return new URL(url).origin === origin;
+  } catch {
+    return false;
+  }
 }
 
 /** The remembered windows of an adapter. */

@@ -50,6 +50,11 @@ export interface RemoteEngine extends Engine {
   listChats(page?: { readonly offset?: number; readonly limit?: number }): Promise<WireChatList>;
   /** Removes a chat whole. */
   deleteChat(chatId: string): Promise<void>;
+  /**
+   * Whether this engine reads a turn of the chat now: its own, or one a `loadChat` found running on the server
+   * (a reload mid-answer), whose events reach `subscribe` listeners until its `turn-end`.
+   */
+  isAnswering(chatId: string): boolean;
 }
 
 const pageSize = 1_000;
@@ -173,6 +178,8 @@ function remoteEngine(http: RemoteHttp, capabilities: WireCapabilities, model: s
     displayName: capabilities.engine.displayName,
     capabilities: capabilities.context ? { context } : {},
     model,
+
+    isAnswering: (chatId) => live.has(chatId),
 
     async loadChat(chatId, options): Promise<ChatSnapshot> {
       assertSafeChatId(chatId);

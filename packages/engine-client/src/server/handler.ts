@@ -1,8 +1,8 @@
-import { ChatBusyError, EngineClientError, InvalidChatIdError, TurnSequenceError } from "../errors.js";
+import { EngineClientError, InvalidChatIdError } from "../errors.js";
 import type { Context, Route } from "./context.js";
 import { createLimitCounter } from "./limits.js";
 import type { EngineHandlerOptions } from "./options.js";
-import { type ProblemAnswer, ProblemResponse, problem } from "./problems.js";
+import { type ProblemAnswer, ProblemResponse, problem, turnRefusalProblem } from "./problems.js";
 import { routeFor } from "./routes.js";
 import { createInProcessRunningTurns } from "./running-turns.js";
 import { checkOrigin, corsHeaders, preflight } from "./security.js";
@@ -46,13 +46,8 @@ export function createEngineHandler(options: EngineHandlerOptions): EngineHandle
   /** The problem an error becomes; nothing of an unexpected error leaves but a generic 500. */
   function answerFor(error: unknown): ProblemAnswer {
     if (error instanceof ProblemResponse) return error.answer;
-    if (TurnSequenceError.isInstance(error)) {
-      return problem("stale-seq", 409, {
-        detail: `The next message of this chat goes at seq ${error.expectedSeq}.`,
-        nextSeq: error.expectedSeq,
-      });
-    }
-    if (ChatBusyError.isInstance(error)) return problem("busy", 409);
+    const refusal = turnRefusalProblem(error);
+    if (refusal) return refusal;
     if (InvalidChatIdError.isInstance(error)) return problem("invalid-chat-id", 400, { detail: error.message });
     onError(error);
     return problem("server-error", 500, EngineClientError.isInstance(error) ? { detail: error.name } : {});

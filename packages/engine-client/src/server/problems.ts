@@ -1,3 +1,4 @@
+import { ChatBusyError, TurnSequenceError } from "../errors.js";
 import type { WireProblem, WireProblemName } from "../remote/wire.js";
 import { problemTypePrefix } from "../remote/wire.js";
 
@@ -57,4 +58,16 @@ export function fail(
   headers?: Readonly<Record<string, string>>,
 ): never {
   throw new ProblemResponse(problem(name, status, extra, headers));
+}
+
+/** The 409 of a turn the engine refused at its start (a stale seq, a busy chat), or null for any other error. */
+export function turnRefusalProblem(error: unknown): ProblemAnswer | null {
+  if (TurnSequenceError.isInstance(error)) {
+    return problem("stale-seq", 409, {
+      detail: `The next message of this chat goes at seq ${error.expectedSeq}.`,
+      nextSeq: error.expectedSeq,
+    });
+  }
+  if (ChatBusyError.isInstance(error)) return problem("busy", 409);
+  return null;
 }

@@ -1,0 +1,184 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createProvider } from "@conch/engine-client";
+import { type NacreUIMessage, nacreDivider } from "@conch/engine-client/ai-sdk";
+import { loadConversationFile, recordedTurns } from "@conch/fake-provider";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type DemoFakeProvider,
+  firstChatModel,
+  loadSharedConversations,
+  recordedConversation,
+  startDemoFakeProvider,
+  summariserModel,
+} from "../dev/api/fake-provider.js";
+import { conversationsDir } from "../dev/transcript-plugin.js";
+import { type AiSdkChatServer, createAiSdkChatServer } from "../examples/ai-sdk-chat/server.js";
+import { launchChromium, repoRoot, screenshotDir } from "./helpers.js";
+
+const patient = { timeout: 60_000 };
+
+describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatResponse, in Chromium", () => {
+  let fake: DemoFakeProvider;
+  let example: AiSdkChatServer;
+  let folder: string;
+  let url: string;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+  const conversation = loadConversationFile(recordedConversation.file).find(
+    (candidate) => candidate.id === recordedConversation.id,
+  );
+  if (!conversation) throw new Error(`No ${recordedConversation.id} in ../shared/data/conversations`);
+  const turns = recordedTurns(conversation.messages)
+    .map((turn) => turn.person)
+    .filter((person) => person.trim() !== "");
+  let sent = 0;
+
+  const messages = () => page.locator(".message");
+  const userMessages = () => page.locator('.message[data-message-role="user"]');
+  const dividerLine = () => page.locator("[data-nacre-summary-divider-trigger]");
+  const composer = () => page.getByRole("textbox", { name: "Message" });
+  const loaded = async (): Promise<NacreUIMessage[]> =>
+    ((await (await fetch(`${url}api/chat?id=ai-sdk-chat`)).json()) as { messages: NacreUIMessage[] }).messages;
+  const logText = async () => (await loaded()).map((message) => `${message.id} ${JSON.stringify(message.parts)}`);
+
+  async function ready(on: Page = page) {
+    await on.getByRole("button", { name: "Send" }).waitFor(patient);
+  }
+
+  async function send(text: string, on: Page = page) {
+    await ready(on);
+    const before = await on.locator('.message[data-message-role="user"]').count();
+    await on.getByRole("textbox", { name: "Message" }).fill(text);
+    await on.getByRole("textbox", { name: "Message" }).press("Enter");
+    await expect.poll(() => on.locator('.message[data-message-role="user"]').count(), patient).toBe(before + 1);
+    await ready(on);
+  }
+
+  beforeAll(async () => {
+    fake = await startDemoFakeProvider({
+      dialect: "openrouter",
+      conversations: loadSharedConversations(conversationsDir(repoRoot)),
+      chunkDelayMs: 1,
+    });
+    folder = await mkdtemp(join(tmpdir(), "ai-sdk-chat-"));
+    example = await createAiSdkChatServer({
+      provider: createProvider("openrouter", {
+        baseURL: fake.server.baseURL,
+        local: false,
+        cheapestModel: summariserModel,
+      }),
+      model: firstChatModel,
+      dataDir: folder,
+    });
+    await new Promise<void>((resolve) => example.server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(example.server.address() as AddressInfo).port}/`;
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1100, height: 860 } });
+    page.on("pageerror", (error) => pageErrors.push(String(error)));
+    await page.goto(url);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await example?.close();
+    await fake?.server.close();
+    if (folder) await rm(folder, { recursive: true, force: true });
+  });
+
+  it("should fold within a handful of real turns and put the divider before the first kept message", async () => {
+    for (const turn of turns) {
+      await send(turn);
+      sent += 1;
+      if ((await dividerLine().count()) > 0) break;
+    }
+    expect(sent).toBeLessThanOrEqual(6);
+    await expect.poll(() => dividerLine().count(), patient).toBe(1);
+    // Where the engine's log says the model's memory starts, and where the page drew the line.
+    const divider = nacreDivider(await loaded());
+    const logIndex = (await loaded()).findIndex((message) => message.id === divider?.beforeMessageId);
+    expect(logIndex).toBeGreaterThan(0);
+    const pageIndex = await page.evaluate(() => {
+      const line = document.querySelector("[data-nacre-summary-divider]");
+      const next = line?.nextElementSibling;
+      return [...document.querySelectorAll(".message")].indexOf(next as Element);
+    });
+    expect(pageIndex).toBe(logIndex);
+
+    await dividerLine().click();
+    await expect.poll(() => page.locator("[data-nacre-summary-divider-content]").textContent(), patient).not.toBe("");
+    expect(await page.locator("[data-nacre-summary-divider-content]").textContent()).toContain(
+      (divider?.summary.text ?? "")
+        .replace(/<[^>]+>/g, "")
+        .trim()
+        .split("\n")[0]
+        ?.slice(0, 20) ?? "",
+    );
+    await page.screenshot({ path: join(screenshotDir, "ai-sdk-chat-divider.png") });
+  });
+
+  it("should heal one refusal quietly and show its health note, which no message keeps", async () => {
+    fake.server.refuseNext(1, "openrouter", { models: [firstChatModel] });
+    await send(turns[sent] ?? "And what is still open?");
+    sent += 1;
+    await expect.poll(() => page.getByRole("status").textContent(), patient).toMatch(/refused the request as too long/);
+    expect(await page.locator("[data-nacre-turn-problem]").count()).toBe(0);
+    expect(JSON.stringify(await loaded())).not.toContain("nacre-health");
+  });
+
+  it("should show the too-long card with its next step after two refusals", async () => {
+    fake.server.refuseNext(2, "openrouter", { models: [firstChatModel] });
+    await send(turns[sent] ?? "And what is still open?");
+    const card = page.locator('[data-nacre-turn-problem][data-kind="too-long"]');
+    await card.waitFor(patient);
+    // The fake provider lists bigger models: the card's one next step is to switch.
+    expect(await card.getAttribute("data-next")).toBe("switch-model");
+    expect(await card.getByRole("button").last().isEnabled()).toBe(true);
+    await card.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(screenshotDir, "ai-sdk-chat-too-long.png") });
+  });
+
+  it("should show the same chat, divider and card after a reload, with 0 page errors", async () => {
+    const before = await messages().allTextContents();
+    await page.reload();
+    await ready();
+    await expect.poll(() => messages().allTextContents(), patient).toEqual(before);
+    expect(await dividerLine().count()).toBe(1);
+    expect(await page.locator('[data-nacre-turn-problem][data-kind="too-long"]').count()).toBe(1);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("should answer again in place on the bigger model, with no second copy of the message", async () => {
+    const card = page.locator('[data-nacre-turn-problem][data-kind="too-long"]');
+    const users = await userMessages().count();
+    await card.getByRole("button").last().click();
+    await expect.poll(() => card.count(), patient).toBe(0);
+    await ready();
+    expect(await userMessages().count()).toBe(users);
+    const log = await loaded();
+    expect(log.filter((message) => message.role === "user")).toHaveLength(users);
+    expect(log.at(-1)?.role).toBe("assistant");
+  });
+
+  it("should offer no edit or delete, and refuse a stale second tab without touching the log", async () => {
+    expect(await page.getByRole("button", { name: /edit|delete|regenerate/i }).count()).toBe(0);
+    const second = await browser.newPage();
+    second.on("pageerror", (error) => pageErrors.push(String(error)));
+    await second.goto(url);
+    await ready(second);
+    await send("One more from the first tab.");
+    const log = await logText();
+
+    await second.getByRole("textbox", { name: "Message" }).fill("From the stale tab");
+    await second.getByRole("textbox", { name: "Message" }).press("Enter");
+    await second.locator(".chat-error").waitFor(patient);
+    expect(await second.locator(".chat-error").textContent()).toContain("stale-seq");
+    expect(await logText()).toEqual(log);
+    await second.close();
+    expect(pageErrors).toEqual([]);
+    expect(await composer().isVisible()).toBe(true);
+  });
+});

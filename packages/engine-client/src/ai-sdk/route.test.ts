@@ -1,0 +1,165 @@
+import { type ApiEngineUnderTest, apiEngineUnderTest, type ContractTurn } from "@conch/fake-provider";
+import { DefaultChatTransport } from "ai";
+import { type Server, serve } from "srvx";
+import { afterEach, describe, expect, it } from "vitest";
+import { messageText } from "../messages.js";
+import { type NacreChatRequestBody, nacreSendMessagesRequest } from "./request-body.js";
+import { createNacreChatRoute } from "./route.js";
+import { TestChat, textOf } from "./testing/test-chat.js";
+import type { NacreUIMessage } from "./ui-message.js";
+
+interface RouteUnderTest {
+  readonly setup: ApiEngineUnderTest;
+  readonly url: string;
+  /** The bodies the page sent, parsed. */
+  readonly sent: NacreChatRequestBody[];
+  chat(id: string, messages?: NacreUIMessage[]): TestChat;
+  load(id: string): Promise<NacreUIMessage[]>;
+  log(id: string): Promise<string[]>;
+}
+
+let running: { server: Server; setup: ApiEngineUnderTest } | null = null;
+afterEach(async () => {
+  await running?.server.close(true);
+  await running?.setup.close?.();
+  running = null;
+});
+
+/** The route on the API engine over the fake provider, on loopback, and `useChat`'s HTTP transport to it. */
+async function routeUnderTest(turns: readonly ContractTurn[]): Promise<RouteUnderTest> {
+  const setup = await apiEngineUnderTest(turns);
+  const server = serve({
+    fetch: createNacreChatRoute(setup.engine),
+    port: 0,
+    hostname: "127.0.0.1",
+    silent: true,
+    gracefulShutdown: false,
+  });
+  await server.ready();
+  running = { server, setup };
+  const url = new URL("/api/chat", server.url as string).href;
+  const sent: NacreChatRequestBody[] = [];
+  const recordingFetch: typeof fetch = async (input, init) => {
+    if (typeof init?.body === "string") sent.push(JSON.parse(init.body) as NacreChatRequestBody);
+    return fetch(input, init);
+  };
+  const load = async (id: string) =>
+    ((await (await fetch(`${url}?id=${id}`)).json()) as { messages: NacreUIMessage[] }).messages;
+  return {
+    setup,
+    url,
+    sent,
+    load,
+    chat: (id, messages = []) =>
+      new TestChat({
+        id,
+        messages,
+        transport: new DefaultChatTransport({
+          api: url,
+          fetch: recordingFetch,
+          prepareSendMessagesRequest: nacreSendMessagesRequest,
+        }),
+      }),
+    async log(id) {
+      return (await setup.engine.loadChat(id)).messages.map((m) => `${m.seq} ${m.role} ${messageText(m)}`);
+    },
+  };
+}
+
+describe("createNacreChatRoute behind useChat's HTTP transport (real HTTP on loopback)", () => {
+  it("should run turns from the last message and the seq alone, and load the same chat for a reload", async () => {
+    const route = await routeUnderTest([{ reply: "Hello." }, { reply: "Fine." }]);
+    const chat = route.chat("http");
+
+    await chat.sendMessage({ text: "Hi" });
+    await chat.sendMessage({ text: "How are you?" });
+
+    expect(chat.chatState.error).toBeUndefined();
+    expect(chat.messages.map(textOf)).toEqual(["Hi", "Hello.", "How are you?", "Fine."]);
+    expect(route.sent.map((body) => [body.id, body.seq, body.message.role, Object.keys(body).sort()])).toEqual([
+      ["http", 0, "user", ["id", "message", "seq", "trigger"]],
+      ["http", 2, "user", ["id", "message", "seq", "trigger"]],
+    ]);
+    expect(await route.log("http")).toEqual([
+      "0 user Hi",
+      "1 assistant Hello.",
+      "2 user How are you?",
+      "3 assistant Fine.",
+    ]);
+    const loaded = await route.load("http");
+    expect(loaded.map(textOf)).toEqual(chat.messages.map(textOf));
+    expect(loaded.at(-1)?.metadata).toMatchObject({ seq: 2, lastSeq: 3 });
+  });
+
+  it("should answer a stale tab with the wire protocol's 409, writing nothing", async () => {
+    const route = await routeUnderTest([{ reply: "One." }, { reply: "Two." }]);
+    const first = route.chat("stale");
+    await first.sendMessage({ text: "First" });
+    const staleTab = route.chat("stale", await route.load("stale"));
+    await first.sendMessage({ text: "Second" });
+    const log = await route.log("stale");
+
+    const response = await fetch(route.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        id: "stale",
+        trigger: "submit-message",
+        seq: 2,
+        message: { id: "x", role: "user", parts: [{ type: "text", text: "From the other tab" }] },
+      }),
+    });
+    expect(response.status).toBe(409);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect(await response.json()).toMatchObject({ type: "urn:conch:problem:stale-seq", status: 409, nextSeq: 4 });
+
+    await staleTab.sendMessage({ text: "From the other tab" });
+    expect(staleTab.chatState.error).toBeDefined();
+    expect(await route.log("stale")).toEqual(log);
+  });
+
+  it("should refuse an edit and a regenerate of a kept answer with a 400, writing nothing", async () => {
+    const route = await routeUnderTest([{ reply: "One." }]);
+    const chat = route.chat("edit");
+    await chat.sendMessage({ text: "First" });
+    const log = await route.log("edit");
+
+    await chat.regenerate();
+    expect(chat.chatState.error?.message).toMatch(/answered again/);
+    const edited = route.chat("edit", await route.load("edit"));
+    await edited.sendMessage({ text: "Changed", messageId: "nacre-user-0" });
+    expect(edited.chatState.error?.message).toMatch(/cannot be edited/);
+    expect(await route.log("edit")).toEqual(log);
+  });
+
+  it("should stop the turn when the page stops the request, keeping what was written", async () => {
+    const route = await routeUnderTest([{ reply: "A long story. ".repeat(300), slow: true }, { reply: "Next." }]);
+    const chat = route.chat("stop");
+    const sending = chat.sendMessage({ text: "Tell me a story" });
+    await expect.poll(() => textOf(chat.messages[1]).length, { timeout: 20_000 }).toBeGreaterThan(0);
+    await chat.stop();
+    await sending;
+
+    // The server's turn ends once the request is gone; the page then reads the chat as the log keeps it.
+    await expect.poll(async () => (await route.log("stop")).at(-1), { timeout: 20_000 }).toMatch(/^1 assistant A long/);
+    const kept = (await route.log("stop")).at(-1) ?? "";
+    expect(kept.length).toBeLessThan("1 assistant ".length + "A long story. ".repeat(300).length);
+    chat.messages = await route.load("stop");
+    await chat.sendMessage({ text: "Next" });
+    expect(chat.chatState.error).toBeUndefined();
+    expect((await route.log("stop")).slice(2)).toEqual(["2 user Next", "3 assistant Next."]);
+  });
+
+  it("should answer a body that is not a turn with a problem", async () => {
+    const route = await routeUnderTest([]);
+    const response = await fetch(route.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ id: "bad", seq: -1 }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ type: "urn:conch:problem:invalid-body" });
+    // useChat's reconnect: a closed request stopped its turn, so nothing runs to resume.
+    expect((await fetch(`${route.url}/bad/stream`)).status).toBe(204);
+  });
+});

@@ -3,6 +3,7 @@ import { unlinkSync } from "node:fs";
 import { link, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { errorCode } from "./durable-files.node.js";
 import { ChatStoreLockedError } from "./errors.js";
 
 /** The lock file of a file-store folder, beside `api-sessions/` and `chats/`. */
@@ -180,9 +181,4 @@ function setExitHook(): void {
       }
     }
   });
-}
-
-function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : undefined;
 }

@@ -97,7 +97,11 @@ describe("Composer", () => {
       expect(await screen.findByText("The start of this chat is summarised.")).toBeInTheDocument();
 
       await user.type(input, "/compact{Enter}");
-      expect(await screen.findByText("Nothing to summarise yet.")).toBeInTheDocument();
+      expect(
+        await screen.findByText(
+          "Nothing left to summarise: everything before the last message is already in the summary.",
+        ),
+      ).toBeInTheDocument();
     });
   });
 

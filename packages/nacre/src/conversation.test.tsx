@@ -170,7 +170,7 @@ describe("useConversation", () => {
       expect(engine.compactCalls).toEqual([{ chatId: "c", keep: "the invoice numbers" }]);
       expect(result.current.firstKeptSeq).toBe(4);
       expect(result.current.summary?.text).toContain("the invoice numbers");
-      expect(result.current.compactUnavailable).toBe("nothing-to-fold");
+      expect(result.current.compactUnavailable).toBe("all-folded");
       expect(client.getQueryData(conversationQueryKey(engine, "c"))).toMatchObject({ summary: { firstKeptSeq: 4 } });
     });
   });

@@ -462,6 +462,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     neededTokens: number,
     message: string,
     providerMessage?: string,
+    tokens?: { readonly counted?: number | undefined; readonly estimated: number },
   ): TurnProblem {
     const window = size.budget.window;
     const bigger = list
@@ -479,6 +480,8 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
       title: defaultProblemTitle("too-long"),
       window,
       ...(providerMessage ? { providerMessage } : {}),
+      ...(tokens?.counted !== undefined ? { countedTokens: tokens.counted } : {}),
+      ...(tokens ? { estimatedTokens: tokens.estimated } : {}),
     };
     if (bigger) {
       return {
@@ -628,6 +631,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
                 neededTokens,
                 carriedMessage,
                 error.problem.providerMessage ?? error.message,
+                { counted: refusal.inputTokens, estimated: Math.ceil(estimatedRequest * size.factor) },
               ),
             );
           }

@@ -84,6 +84,7 @@ export {
 export {
   Message,
   type MessageProps,
+  type RenderBlock,
   type RenderText,
   RenderTextProvider,
   type RenderTextProviderProps,

@@ -123,7 +123,8 @@ describe("pnpm dev:mock in Chromium", () => {
     await page.keyboard.press("Meta+k");
     await dialog.waitFor();
     await expect.poll(() => action.getAttribute("aria-disabled"), { timeout: 20_000 }).toBe("true");
-    await dialog.getByText("Nothing to summarise yet").waitFor();
+    // Everything before the newest turn is in the summary now: the reason says so, not "yet".
+    await dialog.getByText("Everything before the last message is already summarised").waitFor();
     await shot("07-command-menu-nothing-to-fold");
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });

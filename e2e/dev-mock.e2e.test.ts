@@ -97,7 +97,8 @@ describe("pnpm dev:mock in Chromium", () => {
     const health = page.getByRole("region", { name: "Health" });
     await health.getByText("Quiet retry").waitFor();
     await health.getByText(/refused the request as too long \(window 32000 tokens\)/).waitFor();
-    await messages()
+    await page
+      .locator("[data-nacre-message-items]")
       .getByText(/it was shortened and sent again, quietly/)
       .waitFor();
     // The whole picture: the line opened to its summary, the quiet retry in Health, the meter.

@@ -350,9 +350,10 @@ async function scroll(kind: Kind, count: number): Promise<ScrollSample> {
   let frames = 0;
   const commitsBefore = mounted.commits.length;
   let previous = performance.now();
-  // Five screens a frame, from the end to the top (at most 3,000 frames: a list that kept pulling the reader
-  // back would never get there, and that shows as `reachedTop: false`).
-  while (scroller.scrollTop > 0 && frames < 3_000) {
+  // Five screens a frame, from the end to the top (at most 3,000 frames or 90 s: a list that kept pulling the
+  // reader back would never get there, and that shows as `reachedTop: false`).
+  const began = performance.now();
+  while (scroller.scrollTop > 0 && frames < 3_000 && performance.now() - began < 90_000) {
     scroller.scrollTop = Math.max(0, scroller.scrollTop - scroller.clientHeight * 5);
     await new Promise((resolve) => requestAnimationFrame(resolve));
     const now = performance.now();

@@ -188,7 +188,9 @@ async function main() {
         const sample = await onFreshPage(browser, url, (page) =>
           page.evaluate(([k, n]) => window.nacreBench.load(k, n), [kind, messages] as const),
         );
-        (loadRounds[name] ??= []).push(sample);
+        const samples = loadRounds[name] ?? [];
+        samples.push(sample);
+        loadRounds[name] = samples;
         log(`load ${name} round ${index}: first frame ${round(sample.firstFrameMs, 1)} ms`);
       }
     }

@@ -9,7 +9,7 @@ import {
   RenderTextProvider,
   useConversation,
 } from "@conch/nacre";
-import { renderMarkdown } from "@conch/nacre/markdown";
+import { renderMarkdown, renderMarkdownBlock } from "@conch/nacre/markdown";
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 
 export interface AppProps {
@@ -181,7 +181,7 @@ export function App({
           </button>
         </div>
       </header>
-      <RenderTextProvider renderText={renderMarkdown}>
+      <RenderTextProvider renderText={renderMarkdown} renderBlock={renderMarkdownBlock}>
         <ConversationProvider
           key={`${engine.id}:${chatId}`}
           engine={engine}

@@ -103,6 +103,9 @@ function scriptedTooLongProblem(model: ModelInfo, models: readonly ModelInfo[], 
     } tokens. Please reduce the length of the messages.`,
     status: 400,
     window,
+    // The provider counted far more than the estimate said (the story of a wrong estimate): the card says both.
+    countedTokens: window + 1_377,
+    estimatedTokens: Math.round(window * 0.04),
     next: bigger
       ? { type: "switch-model", model: bigger, readsTimes: Math.floor((bigger.context ?? 0) / window) }
       : { type: "new-chat", message: input.text },

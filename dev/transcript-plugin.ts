@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Plugin } from "vite";
 
-/** One conversation of `shared/data/conversations`, as the demo needs it. */
+/** One recorded conversation (the shared JSONL format), as the demo needs it. */
 export interface DemoTranscript {
   readonly id: string;
   readonly title: string;
@@ -14,9 +14,12 @@ export interface DemoTranscript {
 const virtualId = "virtual:demo-transcript";
 const resolvedId = `\0${virtualId}`;
 
-/** The folder of real transcripts: `shared/` sits beside the repository's folder (in CI too). */
+/**
+ * The folder of recorded chats the demo reads: its own `dev/data` (see its README for their source and licence),
+ * so that a clone without `../shared` shows them; `NACRE_CONVERSATIONS_DIR` points it elsewhere.
+ */
 export function conversationsDir(repoRoot: string): string {
-  return process.env.NACRE_CONVERSATIONS_DIR ?? resolve(repoRoot, "..", "shared", "data", "conversations");
+  return process.env.NACRE_CONVERSATIONS_DIR ?? resolve(repoRoot, "dev", "data");
 }
 
 /** Reads one conversation from a JSONL file at dev-server time; null when the data is not there. */
@@ -46,8 +49,8 @@ export function readTranscript(dir: string, file: string, id: string): DemoTrans
 }
 
 /**
- * `import transcript from "virtual:demo-transcript"`: one real chat, read from `../shared` when the dev
- * server starts (never copied into the repository); `null` when the folder is missing.
+ * `import transcript from "virtual:demo-transcript"`: one real chat, read from `dev/data` when the dev server
+ * starts; `null` when it is not there (the page then generates a chat).
  */
 export function demoTranscriptPlugin(options: { repoRoot: string; file: string; id: string }): Plugin {
   return {

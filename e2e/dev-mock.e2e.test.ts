@@ -85,7 +85,11 @@ describe("pnpm dev:mock in Chromium", () => {
       .locator("[data-nacre-divider-row] + [data-nacre-message]")
       .getAttribute("data-seq");
     expect(Number(firstKeptAfter)).toBeGreaterThan(Number(firstKeptBefore));
-    await page.getByText(/I summarised the start of this chat so that Mock Large keeps reading it all/).waitFor();
+    // In the list (the live region repeats the finished reply for screen readers).
+    await page
+      .locator("[data-nacre-message-items]")
+      .getByText(/I summarised the start of this chat so that Mock Large keeps reading it all/)
+      .waitFor();
   });
 
   it("should note a quiet retry in Health and answer anyway", async () => {
@@ -93,7 +97,10 @@ describe("pnpm dev:mock in Chromium", () => {
     const health = page.getByRole("region", { name: "Health" });
     await health.getByText("Quiet retry").waitFor();
     await health.getByText(/refused the request as too long \(window 32000 tokens\)/).waitFor();
-    await page.getByText(/it was shortened and sent again, quietly/).waitFor();
+    await page
+      .locator("[data-nacre-message-items]")
+      .getByText(/it was shortened and sent again, quietly/)
+      .waitFor();
     // The whole picture: the line opened to its summary, the quiet retry in Health, the meter.
     await dividerLine().click();
     await page.locator("[data-nacre-summary-text]").waitFor();
@@ -123,7 +130,8 @@ describe("pnpm dev:mock in Chromium", () => {
     await page.keyboard.press("Meta+k");
     await dialog.waitFor();
     await expect.poll(() => action.getAttribute("aria-disabled"), { timeout: 20_000 }).toBe("true");
-    await dialog.getByText("Nothing to summarise yet").waitFor();
+    // Everything before the newest turn is in the summary now: the reason says so, not "yet".
+    await dialog.getByText("Everything before the last message is already summarised").waitFor();
     await shot("07-command-menu-nothing-to-fold");
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });

@@ -115,6 +115,6 @@ export const ItemInTheAppsOwnPalette: Story = {
     await waitFor(() => expect(option).toHaveAttribute("aria-disabled", "false"));
     await userEvent.click(option);
     await waitFor(() => expect(option).toHaveAttribute("aria-disabled", "true"));
-    await expect(option).toHaveAccessibleDescription("Nothing to summarise yet");
+    await expect(option).toHaveAccessibleDescription("Everything before the last message is already summarised");
   },
 };

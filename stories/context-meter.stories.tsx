@@ -29,6 +29,21 @@ export const Medium = level(0.62, "medium");
 export const High = level(0.84, "high");
 export const Full = level(0.97, "full");
 
+/** After a too-long refusal that said how many tokens the provider counted: the meter shows that count. */
+export const ProviderCount: Story = {
+  args: {
+    usage: { usedTokens: 33_377, window: 32_000, budget: 22_700, factor: 1, share: 33_377 / 32_000 },
+    source: "provider",
+  },
+  play: async ({ canvasElement }) => {
+    const meter = within(canvasElement).getByRole("meter", { name: "Context used" });
+    await expect(meter).toHaveAttribute("data-source", "provider");
+    await expect(meter.getAttribute("aria-valuetext")).toBe(
+      "104% of Mock Large's window (33,377 of 32,000 tokens, as the provider counted)",
+    );
+  },
+};
+
 export const Unknown: Story = {
   args: { usage: null },
   play: async ({ canvasElement }) => {

@@ -61,6 +61,32 @@ export const TooLongSwitchModel: Story = {
   },
 };
 
+/**
+ * The provider counted far more than the estimate said: the card sets both side by side, and offers to send
+ * the message again beside its one next step.
+ */
+export const TooLongCountsDisagree: Story = {
+  args: {
+    problem: {
+      kind: "too-long",
+      title: "This chat is too long for the model",
+      window: 32_000,
+      countedTokens: 33_377,
+      estimatedTokens: 1_280,
+      next: { type: "switch-model", model: mockHuge, readsTimes: 31 },
+    },
+  },
+  play: async ({ canvasElement, args }) => {
+    const canvas = within(canvasElement);
+    await expect(
+      canvas.getByText("The provider counted 33,377 tokens where the estimate said 1,280."),
+    ).toBeInTheDocument();
+    await userEvent.click(canvas.getByRole("button", { name: "Send again" }));
+    await expect(args.onRetry).toHaveBeenCalledOnce();
+    await expect(canvasElement.querySelectorAll("[data-nacre-turn-problem-action]")).toHaveLength(1);
+  },
+};
+
 export const TooLongNewChat: Story = {
   args: {
     problem: {

@@ -28,7 +28,9 @@ export const FoldsRetriesAndTooLong: Story = {
     // 1: a scripted fold before the answer moves the line.
     const before = line.closest("li")?.nextElementSibling?.getAttribute("data-seq");
     await send(canvas, "What is still open?");
-    await waitFor(() => expect(canvas.getByText(/I summarised the start of this chat/)).toBeInTheDocument());
+    // In the list (the live region repeats the finished reply for screen readers).
+    const list = within(canvasElement.querySelector("[data-nacre-message-items]") as HTMLElement);
+    await waitFor(() => expect(list.getByText(/I summarised the start of this chat/)).toBeInTheDocument());
     const after = canvasElement.querySelector("[data-nacre-divider-row]")?.nextElementSibling?.getAttribute("data-seq");
     await expect(Number(after)).toBeGreaterThan(Number(before));
 

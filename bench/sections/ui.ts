@@ -2,35 +2,52 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { BenchSection } from "../section.js";
 
-interface UiSide {
+interface LoadSample {
   readonly firstFrameMs: number;
-  readonly allRowsMs: number;
-  readonly mountRenderMs: number;
-  readonly deltaCommitMedianMs: number;
-  readonly deltaCommitP95Ms: number;
+  readonly renderWorkMs: number;
+  readonly heapBytes: number;
+}
+interface StreamSample {
+  readonly firstTenthMs: number;
+  readonly lastTenthMs: number;
+  readonly medianMs: number;
+  readonly commits: number;
+  readonly deltas: number;
+}
+interface ScrollSample {
+  readonly longestTaskMs: number;
+  readonly longestFrameMs: number;
 }
 
 interface UiResult {
   readonly messages: number;
-  readonly rounds: number;
+  readonly small: number;
   readonly chromium: string;
-  readonly nacre: UiSide;
-  readonly naive: UiSide;
-  readonly ratios: Readonly<Record<string, number>>;
-  readonly bundle: { readonly jsMinifiedBytes: number; readonly jsGzipBytes: number; readonly cssGzipBytes: number };
+  readonly load: Readonly<Record<string, LoadSample>>;
+  readonly stream: Readonly<Record<string, StreamSample>>;
+  readonly scroll: Readonly<Record<string, ScrollSample>>;
+  readonly divider: { readonly reactMs: number; readonly toFrameMs: number } | null;
+  readonly ratios: Readonly<Record<string, unknown>>;
+  readonly bundle: {
+    readonly core: { readonly jsGzipBytes: number; readonly jsMinifiedBytes: number };
+    readonly markdown: { readonly jsGzipBytes: number; readonly jsMinifiedBytes: number };
+  };
 }
 
 const uiBench = fileURLToPath(new URL("../ui/run.ts", import.meta.url));
 
+const ms = (value: number | undefined) => (value === undefined ? "" : value.toFixed(2));
+
 /**
- * The UI bench in real Chromium (a 2,000-message chat: Nacre's MessageList against a naive list, React Profiler
- * commits per streamed delta, and the bundle size). It runs as its own process, because it drives a browser.
+ * The UI bench in real Chromium, one run: a 10,000-message chat from the shared conversations, Nacre's
+ * MessageList against a naive list, Nacre at 200 messages and assistant-ui's thread; streaming, scrolling,
+ * the divider, and the bundle sizes. It runs as its own process, because it drives a browser.
  */
 export const uiSection: BenchSection = {
   id: "ui",
-  title: "Rendering a 2,000-message chat in Chromium, and the bundle",
+  title: "Rendering a 10,000-message chat in Chromium, and the bundle",
   async run({ args, log }) {
-    const extra = args.quick ? ["--rounds", "2"] : [];
+    const extra = args.quick ? ["--messages", "2000"] : [];
     const stdout = await new Promise<string>((resolve, reject) => {
       const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", uiBench, "--json", ...extra], {
         stdio: ["ignore", "pipe", "pipe"],
@@ -46,33 +63,72 @@ export const uiSection: BenchSection = {
       child.once("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`the UI bench exited with ${code}`))));
     });
     const result = JSON.parse(stdout) as UiResult;
-    const row = (name: string, key: keyof UiSide, ratio: string) => [
-      name,
-      String(result.nacre[key]),
-      String(result.naive[key]),
-      String(result.ratios[ratio]),
-    ];
+    const { load, stream, scroll } = result;
+    const mb = (bytes: number | undefined) => (bytes === undefined ? "" : (bytes / 1_048_576).toFixed(1));
     return {
       json: { ui: result },
       tables: [
         {
-          title: `${result.messages} messages, ${result.rounds} rounds, Chromium ${result.chromium} (medians, ms)`,
-          header: ["measure", "Nacre", "naive list", "Nacre / naive"],
+          title: `Opening the chat, Chromium ${result.chromium} (one run)`,
+          header: ["measure", `Nacre at ${result.messages}`, `Nacre at ${result.small}`, "naive list", "assistant-ui"],
           rows: [
-            row("time to first frame", "firstFrameMs", "firstFrame"),
-            row("every message in the page", "allRowsMs", "allRows"),
-            row("render work until then (Profiler)", "mountRenderMs", "mountRender"),
-            row("commit per streamed delta, median", "deltaCommitMedianMs", "deltaCommitMedian"),
-            row("commit per streamed delta, p95", "deltaCommitP95Ms", "deltaCommitP95"),
+            [
+              "first frame showing the end (ms)",
+              ms(load.nacre?.firstFrameMs),
+              ms(load.nacreSmall?.firstFrameMs),
+              ms(load.naive?.firstFrameMs),
+              ms(load.aui?.firstFrameMs),
+            ],
+            [
+              "render work until idle (ms)",
+              ms(load.nacre?.renderWorkMs),
+              ms(load.nacreSmall?.renderWorkMs),
+              ms(load.naive?.renderWorkMs),
+              ms(load.aui?.renderWorkMs),
+            ],
+            [
+              "JS heap after load (MB)",
+              mb(load.nacre?.heapBytes),
+              mb(load.nacreSmall?.heapBytes),
+              mb(load.naive?.heapBytes),
+              mb(load.aui?.heapBytes),
+            ],
           ],
         },
         {
-          title: "@conch/nacre, peers and dependencies external",
-          header: ["bundle", "bytes"],
+          title: "Streaming one reply at the end of the chat: React commit per delta (ms)",
+          header: ["reply", "list", "first tenth", "last tenth", "median", "commits / deltas"],
+          rows: Object.entries(stream).map(([name, sample]) => {
+            const [kind, reply] = name.split(":");
+            return [
+              reply ?? "",
+              kind ?? "",
+              ms(sample.firstTenthMs),
+              ms(sample.lastTenthMs),
+              ms(sample.medianMs),
+              `${sample.commits} / ${sample.deltas}`,
+            ];
+          }),
+        },
+        {
+          title: "Scrolling from the end to the top, and opening the divider there",
+          header: ["measure", "Nacre", "naive list"],
           rows: [
-            ["JS minified", String(result.bundle.jsMinifiedBytes)],
-            ["JS minified + gzip", String(result.bundle.jsGzipBytes)],
-            ["nacre.css gzip", String(result.bundle.cssGzipBytes)],
+            ["longest task (ms)", ms(scroll.nacre?.longestTaskMs), ms(scroll.naive?.longestTaskMs)],
+            ["longest frame (ms)", ms(scroll.nacre?.longestFrameMs), ms(scroll.naive?.longestFrameMs)],
+            ["opening the divider: React work (ms)", ms(result.divider?.reactMs), ""],
+          ],
+        },
+        {
+          title: "Bundles (peers and dependencies external)",
+          header: ["entry", "minified", "minified + gzip"],
+          rows: [
+            ["@conch/nacre", String(result.bundle.core.jsMinifiedBytes), String(result.bundle.core.jsGzipBytes)],
+            [
+              "@conch/nacre/markdown",
+              String(result.bundle.markdown.jsMinifiedBytes),
+              String(result.bundle.markdown.jsGzipBytes),
+            ],
           ],
         },
       ],

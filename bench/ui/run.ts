@@ -1,65 +1,89 @@
 /**
- * The UI bench: a 2,000-message chat in Chromium, Nacre's list against a naive list in the same run
- * (time to first render, React commit time per streamed delta), and Nacre's bundle size.
+ * The UI bench, one run in Chromium: a 10,000-message chat built from ../shared/data/conversations (with their
+ * long tool output), Nacre's MessageList against a naive list (one `<li>` per message), against Nacre at 200
+ * messages, and against assistant-ui's thread primitives over `useExternalStoreRuntime` on the same chat.
  *
- *   node --conditions=source --import tsx bench/ui/run.ts [--json] [--messages 2000] [--rounds 5]
+ *   node --conditions=source --import tsx bench/ui/run.ts [--json] [--messages 10000] [--small 200] [--rounds 3]
+ *        [--measures load,stream,scroll,divider]
  *
+ * Each measure runs on a fresh page; the opening measures take the median of `--rounds` (assistant-ui: one).
  * With --json, exactly one JSON object goes to stdout; diagnostics go to stderr.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
+import type { ChatMessage } from "@conch/engine-client";
+import { loadConversations, sharedDataPath } from "@conch/fake-provider";
 import react from "@vitejs/plugin-react";
-import { chromium } from "playwright-core";
+import { type Browser, chromium } from "playwright-core";
 import { build, defaultClientConditions, preview } from "vite";
 import { chromiumArgs, chromiumPath } from "../../scripts/chromium.js";
-import { median, round } from "../stats.js";
+import { round } from "../stats.js";
 import { adapterEntrySizes } from "./adapter-sizes.js";
+import type { DividerSample, Kind, LoadSample, ReplyKind, ScrollSample, StreamSample } from "./page/main.js";
 
 const { values } = parseArgs({
   options: {
     json: { type: "boolean", default: false },
-    messages: { type: "string", default: "2000" },
-    rounds: { type: "string", default: "5" },
-    "reply-chars": { type: "string", default: "1200" },
+    messages: { type: "string", default: "10000" },
+    small: { type: "string", default: "200" },
+    // Rounds of the opening measures (each on a fresh page, the lists interleaved); the median is reported.
+    rounds: { type: "string", default: "3" },
+    // assistant-ui streams over a shorter chat: at 10,000 messages one of its commits takes seconds, and a
+    // 400-delta reply would take most of an hour.
+    "aui-stream-messages": { type: "string", default: "1000" },
+    // Some measures only (comma-separated: load, stream, scroll, divider), to look into one.
+    measures: { type: "string", default: "load,stream,scroll,divider" },
   },
 });
+const measures = new Set(values.measures.split(","));
 const count = Number(values.messages);
+const small = Number(values.small);
 const rounds = Number(values.rounds);
-const replyChars = Number(values["reply-chars"]);
+const auiStreamMessages = Number(values["aui-stream-messages"]);
 const log = (...args: unknown[]) => console.error("[bench/ui]", ...args);
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const pageRoot = fileURLToPath(new URL("./page", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "nacre-bench-"));
 
-interface Sample {
-  firstCommitMs: number;
-  firstFrameMs: number;
-  allRowsMs: number;
-  mountRenderMs: number;
-  deltaCommitsMs: number[];
-  deltas: number;
-  rows: number;
+/** `count` messages from the real conversations, one after another, numbered again from 0. */
+function chatOf(total: number): { messages: ChatMessage[]; toolCharacters: number; longestToolOutput: number } {
+  const conversations = loadConversations(sharedDataPath("conversations"));
+  const messages: ChatMessage[] = [];
+  let toolCharacters = 0;
+  let longestToolOutput = 0;
+  for (let index = 0; messages.length < total; index += 1) {
+    const conversation = conversations[index % conversations.length];
+    for (const message of conversation?.messages ?? []) {
+      if (messages.length >= total) break;
+      for (const part of message.parts) {
+        if (part.type === "tool-result") {
+          toolCharacters += part.text.length;
+          longestToolOutput = Math.max(longestToolOutput, part.text.length);
+        }
+      }
+      messages.push({ ...message, seq: messages.length });
+    }
+  }
+  return { messages, toolCharacters, longestToolOutput };
 }
 
-function percentile(list: readonly number[], p: number): number {
-  const sorted = [...list].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
-async function bundleSize() {
-  const outDir = join(work, "bundle");
+async function bundleSize(entry: string, fileName: string) {
+  const outDir = join(work, `bundle-${fileName}`);
   const external = [
     /^react($|\/)/,
     /^react-dom($|\/)/,
     /^@conch\/engine-client($|\/)/,
+    /^@conch\/nacre($|\/)/,
     /^@radix-ui\//,
     /^@tanstack\/react-query($|\/)/,
     /^cmdk($|\/)/,
+    /^react-markdown($|\/)/,
+    /^remark-gfm($|\/)/,
   ];
   await build({
     configFile: false,
@@ -69,30 +93,43 @@ async function bundleSize() {
       outDir,
       emptyOutDir: true,
       minify: true,
-      lib: { entry: join(repoRoot, "packages/nacre/src/index.ts"), formats: ["es"], fileName: "nacre" },
+      lib: { entry: join(repoRoot, entry), formats: ["es"], fileName },
       rolldownOptions: {
-        external,
+        // The entry itself is bundled; only other packages stay out.
+        external: (id: string) => !id.startsWith(".") && !id.startsWith("/") && external.some((re) => re.test(id)),
         onwarn(warning, warn) {
           if (warning.code !== "MODULE_LEVEL_DIRECTIVE") warn(warning);
         },
       },
     },
   });
-  const js = readFileSync(join(outDir, "nacre.js"));
-  const css = readFileSync(join(repoRoot, "packages/nacre/src/nacre.css"));
-  return {
-    jsMinifiedBytes: js.length,
-    jsGzipBytes: gzipSync(js, { level: 9 }).length,
-    cssBytes: css.length,
-    cssGzipBytes: gzipSync(css, { level: 9 }).length,
-  };
+  const js = readFileSync(join(outDir, `${fileName}.js`));
+  return { jsMinifiedBytes: js.length, jsGzipBytes: gzipSync(js, { level: 9 }).length };
+}
+
+async function onFreshPage<T>(
+  browser: Browser,
+  url: string,
+  run: (page: import("playwright-core").Page) => Promise<T>,
+) {
+  const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+  try {
+    await page.goto(url);
+    await page.waitForFunction(() => "nacreBench" in window);
+    return await run(page);
+  } finally {
+    await page.close();
+  }
 }
 
 async function main() {
-  log("bundle size of @conch/nacre (peers and dependencies external)…");
-  const bundle = await bundleSize();
+  log("bundle sizes…");
+  const core = await bundleSize("packages/nacre/src/index.ts", "nacre");
+  const markdown = await bundleSize("packages/nacre/src/markdown/index.ts", "markdown");
   const adapters = await adapterEntrySizes(repoRoot, work);
 
+  log(`building a ${count}-message chat from ../shared/data/conversations…`);
+  const chat = chatOf(count);
   log("building the bench page…");
   const outDir = join(work, "page");
   await build({
@@ -115,6 +152,7 @@ async function main() {
       },
     },
   });
+  writeFileSync(join(outDir, "chat.json"), JSON.stringify({ messages: chat.messages }));
   const server = await preview({
     configFile: false,
     root: pageRoot,
@@ -125,26 +163,68 @@ async function main() {
   const url = server.resolvedUrls?.local[0];
   if (!url) throw new Error("vite preview gave no URL");
 
-  const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: [...chromiumArgs] });
-  const samples: Record<"nacre" | "naive", Sample[]> = { nacre: [], naive: [] };
+  const browser = await chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    // gc() before reading the heap, and the heap's real size (not bucketed).
+    args: [...chromiumArgs, "--js-flags=--expose-gc", "--enable-precise-memory-info"],
+  });
+  const load: Record<string, LoadSample> = {};
+  const stream: Record<string, StreamSample> = {};
+  const scroll: Record<string, ScrollSample> = {};
+  let divider: DividerSample | null = null;
   try {
-    // A fresh page per run, the two lists interleaved, so that neither gets a warmer engine.
-    for (let index = 0; index < rounds + 1; index += 1) {
-      for (const kind of index % 2 ? (["naive", "nacre"] as const) : (["nacre", "naive"] as const)) {
-        const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
-        await page.goto(url);
-        await page.waitForFunction(() => "nacreBench" in window);
-        const sample = await page.evaluate(
-          ([kindArg, countArg, replyArg]) => window.nacreBench.run(kindArg, countArg, replyArg),
-          [kind, count, replyChars] as const,
+    // A warm-up page (the browser's caches), left out.
+    await onFreshPage(browser, url, (page) => page.evaluate((n) => window.nacreBench.load("nacre", n), small));
+    const loads: Array<[string, Kind, number]> = [
+      ["nacre", "nacre", count],
+      ["naive", "naive", count],
+      ["aui", "aui", count],
+      ["nacreSmall", "nacre", small],
+    ];
+    const loadRounds: Record<string, LoadSample[]> = {};
+    for (let index = 0; index < (measures.has("load") ? rounds : 0); index += 1) {
+      for (const [name, kind, messages] of loads) {
+        // assistant-ui takes tens of seconds at 10,000 messages: one round of it.
+        if (kind === "aui" && index > 0) continue;
+        const sample = await onFreshPage(browser, url, (page) =>
+          page.evaluate(([k, n]) => window.nacreBench.load(k, n), [kind, messages] as const),
         );
-        await page.close();
-        // The first round warms the browser's caches and is left out.
-        if (index > 0) samples[kind].push(sample);
-        log(
-          `${kind} round ${index}: first frame ${sample.firstFrameMs.toFixed(1)} ms, ${sample.deltaCommitsMs.length} commits`,
-        );
+        const samples = loadRounds[name] ?? [];
+        samples.push(sample);
+        loadRounds[name] = samples;
+        log(`load ${name} round ${index}: first frame ${round(sample.firstFrameMs, 1)} ms`);
       }
+    }
+    const medianOf = (list: readonly number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] ?? 0;
+    for (const [name, samples] of Object.entries(loadRounds)) {
+      load[name] = {
+        firstFrameMs: medianOf(samples.map((sample) => sample.firstFrameMs)),
+        renderWorkMs: medianOf(samples.map((sample) => sample.renderWorkMs)),
+        commits: medianOf(samples.map((sample) => sample.commits)),
+        heapBytes: medianOf(samples.map((sample) => sample.heapBytes)),
+        rowsInPage: samples[0]?.rowsInPage ?? 0,
+      };
+    }
+    for (const replyKind of measures.has("stream") ? (["markdown-4k", "code-96k"] as const) : []) {
+      for (const kind of ["nacre", "naive", "aui"] as const) {
+        const name = `${kind}:${replyKind}`;
+        const messages = kind === "aui" ? Math.min(count, auiStreamMessages) : count;
+        stream[name] = await onFreshPage(browser, url, (page) =>
+          page.evaluate(([k, n, r]) => window.nacreBench.stream(k, n, r), [kind, messages, replyKind] as const),
+        );
+        log(`stream ${name}: median ${round(stream[name]?.medianMs ?? 0, 2)} ms over ${stream[name]?.commits} commits`);
+      }
+    }
+    for (const kind of measures.has("scroll") ? (["nacre", "naive"] as const) : []) {
+      scroll[kind] = await onFreshPage(browser, url, (page) =>
+        page.evaluate(([k, n]) => window.nacreBench.scroll(k, n), [kind, count] as const),
+      );
+      log(`scroll ${kind}: ${JSON.stringify(scroll[kind])}`);
+    }
+    if (measures.has("divider")) {
+      divider = await onFreshPage(browser, url, (page) => page.evaluate((n) => window.nacreBench.divider(n), count));
+      log(`divider: ${round(divider.reactMs, 2)} ms of React work`);
     }
   } finally {
     await browser.close();
@@ -152,96 +232,56 @@ async function main() {
     rmSync(work, { recursive: true, force: true });
   }
 
-  const summary = (kind: "nacre" | "naive") => {
-    const list = samples[kind];
-    const deltas = list.flatMap((sample) => sample.deltaCommitsMs);
+  const ratio = (a: number | undefined, b: number | undefined) => round((a ?? Number.NaN) / (b ?? Number.NaN), 2);
+  const streamRatios = (replyKind: ReplyKind) => {
+    const nacre = stream[`nacre:${replyKind}`];
+    const naive = stream[`naive:${replyKind}`];
+    const aui = stream[`aui:${replyKind}`];
     return {
-      firstCommitMs: round(median(list.map((sample) => sample.firstCommitMs)), 2),
-      firstFrameMs: round(median(list.map((sample) => sample.firstFrameMs)), 2),
-      allRowsMs: round(median(list.map((sample) => sample.allRowsMs)), 2),
-      mountRenderMs: round(median(list.map((sample) => sample.mountRenderMs)), 2),
-      deltaCommitMedianMs: round(median(deltas), 3),
-      deltaCommitP95Ms: round(percentile(deltas, 95), 3),
-      commitsPerRun: round(median(list.map((sample) => sample.deltaCommitsMs.length)), 0),
-      deltasPerRun: round(median(list.map((sample) => sample.deltas)), 0),
-      rows: list[0]?.rows ?? 0,
+      lastTenthOverFirstTenth: ratio(nacre?.lastTenthMs, nacre?.firstTenthMs),
+      lastTenthVsNaive: ratio(nacre?.lastTenthMs, naive?.lastTenthMs),
+      medianVsNaive: ratio(nacre?.medianMs, naive?.medianMs),
+      medianVsAui: ratio(nacre?.medianMs, aui?.medianMs),
     };
   };
-  const nacre = summary("nacre");
-  const naive = summary("naive");
-  const ratio = (a: number, b: number) => round(a / b, 2);
   const result = {
     bench: "ui",
     messages: count,
+    small,
     rounds,
-    replyChars,
+    auiStreamMessages: Math.min(count, auiStreamMessages),
     chromium: browser.version(),
-    nacre,
-    naive,
-    ratios: {
-      firstFrame: ratio(nacre.firstFrameMs, naive.firstFrameMs),
-      allRows: ratio(nacre.allRowsMs, naive.allRowsMs),
-      mountRender: ratio(nacre.mountRenderMs, naive.mountRenderMs),
-      deltaCommitMedian: ratio(nacre.deltaCommitMedianMs, naive.deltaCommitMedianMs),
-      deltaCommitP95: ratio(nacre.deltaCommitP95Ms, naive.deltaCommitP95Ms),
+    chat: {
+      messages: chat.messages.length,
+      toolCharacters: chat.toolCharacters,
+      longestToolOutput: chat.longestToolOutput,
     },
-    bundle,
-    adapters,
+    load,
+    stream,
+    scroll,
+    divider,
+    ratios: {
+      firstFrameVsSmall: ratio(load.nacre?.firstFrameMs, load.nacreSmall?.firstFrameMs),
+      firstFrameVsNaive: ratio(load.nacre?.firstFrameMs, load.naive?.firstFrameMs),
+      firstFrameVsAui: ratio(load.nacre?.firstFrameMs, load.aui?.firstFrameMs),
+      renderWorkVsNaive: ratio(load.nacre?.renderWorkMs, load.naive?.renderWorkMs),
+      renderWorkVsAui: ratio(load.nacre?.renderWorkMs, load.aui?.renderWorkMs),
+      heapVsNaive: ratio(load.nacre?.heapBytes, load.naive?.heapBytes),
+      heapVsAui: ratio(load.nacre?.heapBytes, load.aui?.heapBytes),
+      markdown4k: streamRatios("markdown-4k"),
+      code96k: streamRatios("code-96k"),
+      scrollLongestTaskVsNaive: ratio(scroll.nacre?.longestTaskMs, scroll.naive?.longestTaskMs),
+      scrollLongestFrameVsNaive: ratio(scroll.nacre?.longestFrameMs, scroll.naive?.longestFrameMs),
+      dividerVsFrame: ratio(divider?.reactMs, 16),
+    },
+    bundle: { core, markdown, adapters },
   };
 
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
-  const rows: Array<[string, string, string, string]> = [
-    ["(medians)", "Nacre MessageList", "naive list", "Nacre / naive"],
-    [
-      "first commit showing the end (ms)",
-      `${nacre.firstCommitMs}`,
-      `${naive.firstCommitMs}`,
-      `${ratio(nacre.firstCommitMs, naive.firstCommitMs)}`,
-    ],
-    ["time to first frame (ms)", `${nacre.firstFrameMs}`, `${naive.firstFrameMs}`, `${result.ratios.firstFrame}`],
-    ["every message in the page (ms)", `${nacre.allRowsMs}`, `${naive.allRowsMs}`, `${result.ratios.allRows}`],
-    [
-      "render work until then, Profiler (ms)",
-      `${nacre.mountRenderMs}`,
-      `${naive.mountRenderMs}`,
-      `${result.ratios.mountRender}`,
-    ],
-    [
-      "commit per delta, median (ms)",
-      `${nacre.deltaCommitMedianMs}`,
-      `${naive.deltaCommitMedianMs}`,
-      `${result.ratios.deltaCommitMedian}`,
-    ],
-    [
-      "commit per delta, p95 (ms)",
-      `${nacre.deltaCommitP95Ms}`,
-      `${naive.deltaCommitP95Ms}`,
-      `${result.ratios.deltaCommitP95}`,
-    ],
-    [
-      "commits / deltas per reply",
-      `${nacre.commitsPerRun} / ${nacre.deltasPerRun}`,
-      `${naive.commitsPerRun} / ${naive.deltasPerRun}`,
-      "",
-    ],
-  ];
-
-  const widths = [0, 1, 2, 3].map((column) => Math.max(...rows.map((row) => row[column]?.length ?? 0)));
-  console.log(
-    `UI bench: ${count} messages, ${rounds} rounds, ${replyChars}-character reply, Chromium ${result.chromium}`,
-  );
-  for (const row of rows) console.log(row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  "));
-  console.log(
-    `@conch/nacre bundle (peers and dependencies external): ${bundle.jsMinifiedBytes} B minified, ${bundle.jsGzipBytes} B gzipped; nacre.css ${bundle.cssBytes} B, ${bundle.cssGzipBytes} B gzipped`,
-  );
-  for (const adapter of adapters) {
-    console.log(
-      `${adapter.name} adds (beyond the core): ${adapter.jsMinifiedBytes} B minified, ${adapter.jsGzipBytes} B gzipped`,
-    );
-  }
+  console.log(JSON.stringify(result, null, 2));
 }
 
 main().catch((error) => {

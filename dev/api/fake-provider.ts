@@ -1,6 +1,7 @@
 // The fake provider `pnpm dev` talks to (Node only): several chat models with different windows, a cheap model
 // that writes summaries, streamed replies, and real "too long" refusals, all over loopback HTTP.
 
+import { fileURLToPath } from "node:url";
 import { unframeSummary } from "@conch/engine-client/context";
 import { recogniseTooLong } from "@conch/engine-client/providers";
 import {
@@ -14,6 +15,7 @@ import {
   loadConversations,
   recordedTurns,
   scriptedSummaryReply,
+  setProviderErrorBodiesFile,
   startFakeProvider,
   tooLongBodyFor,
 } from "@conch/fake-provider";
@@ -38,6 +40,17 @@ export const recordedConversation = {
   file: "minsky-specstory.jsonl",
   id: "minsky/2025-04-27_21-51-project-initialization-task-for-minsky",
 } as const;
+
+/**
+ * The refusal bodies the demo's fake provider replays: its own copy in `dev/data` (see its README), so that the
+ * demo never reads `../shared` (tests and benches do).
+ */
+const demoRefusalBodies = fileURLToPath(new URL("../data/provider-errors/bodies.json", import.meta.url));
+
+/** Points the fake provider at the demo's own refusal bodies (idempotent). */
+function readDemoRefusalBodies(): void {
+  setProviderErrorBodiesFile(demoRefusalBodies);
+}
 
 /** Milliseconds between streamed pieces: slow enough to watch the answer arrive. */
 export const demoChunkDelayMs = 12;
@@ -131,7 +144,7 @@ export function readBackReply(words: string, request: FakeChatRequest, window: n
   ].join("\n\n");
 }
 
-/** Every conversation of the shared transcripts, or none when `../shared` is not there. */
+/** Every recorded conversation in `directory`, or none when it is not there. */
 export function loadSharedConversations(directory: string): Conversation[] {
   try {
     return loadConversations(directory);
@@ -157,6 +170,7 @@ export function describeTranscript(conversations: readonly Conversation[]): Reco
 
 /** Providers whose real "too long" words can be replayed with numbers and are recognised by `adapter`'s row. */
 export function refusalWordings(adapter: string): RefusalWording[] {
+  readDemoRefusalBodies();
   const wordings: RefusalWording[] = [];
   for (const provider of Object.keys(providerNames)) {
     try {
@@ -165,7 +179,7 @@ export function refusalWordings(adapter: string): RefusalWording[] {
         wordings.push({ provider, name: providerNames[provider] ?? provider });
       }
     } catch {
-      // bodies.json is not there (no ../shared): that provider's words cannot be replayed.
+      // That provider has no body to replay in these words.
     }
   }
   return wordings;
@@ -197,6 +211,7 @@ export interface DemoFakeProvider {
  * given). Windows are enforced with o200k counts and refused in the provider's real words.
  */
 export async function startDemoFakeProvider(options: DemoFakeProviderOptions = {}): Promise<DemoFakeProvider> {
+  readDemoRefusalBodies();
   const { dialect, row } = dialectOf(options.dialect ?? "openrouter");
   const replies = new Map<string, string>();
   for (const turn of (options.conversations ?? []).flatMap((conversation) => recordedTurns(conversation.messages))) {

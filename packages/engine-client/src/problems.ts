@@ -35,6 +35,10 @@ export type TurnProblem =
       readonly next: Extract<NextStep, { type: "switch-model" | "new-chat" }>;
       /** The window the provider named, when it named one. */
       readonly window?: number;
+      /** The prompt tokens the provider counted, when its refusal said. */
+      readonly countedTokens?: number;
+      /** What the engine's estimate put the same request at (× the chat's factor). */
+      readonly estimatedTokens?: number;
     })
   | (ProblemBase & { readonly kind: "auth"; readonly next: Extract<NextStep, { type: "open-settings" }> })
   | (ProblemBase & {

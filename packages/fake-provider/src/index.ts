@@ -44,6 +44,7 @@ export {
   loadProviderErrorBodies,
   type ProviderErrorEntry,
   providerErrorBodiesURL,
+  setProviderErrorBodiesFile,
 } from "./provider-error-bodies.js";
 export { createReplayScript, type ReplayScript, type ReplayStats, replayTurns } from "./replay.js";
 export { type RecordedTurn, recordedTurns, scriptedSummaryReply } from "./scripted-models.js";

@@ -19,8 +19,12 @@ export const repositoryRoot = findRepositoryRoot(dirname(fileURLToPath(import.me
 /**
  * The shared test data: `shared/data` beside the repository's folder (in CI too), found from the repository's
  * root rather than by counting folders up from a file, so that moving a file cannot break it.
+ * `CONCH_SHARED_DATA_DIR` points it elsewhere (an e2e test points it at an empty folder to prove that the demo
+ * needs none of it).
  */
-export const sharedDataDirectory = resolve(repositoryRoot, "..", "shared", "data");
+export const sharedDataDirectory = process.env.CONCH_SHARED_DATA_DIR
+  ? resolve(process.env.CONCH_SHARED_DATA_DIR)
+  : resolve(repositoryRoot, "..", "shared", "data");
 
 /** A path inside the shared test data, e.g. `sharedDataPath("token-corpus", "train.jsonl")`. */
 export function sharedDataPath(...segments: string[]): string {

@@ -13,6 +13,8 @@ export function compactUnavailableText(messages: NacreMessages, reason: CompactU
     case "nothing-to-fold":
     case "loading":
       return messages.compactNothingToFold;
+    case "all-folded":
+      return messages.compactAllFolded;
     case "busy":
       return messages.compactBusy;
     default:

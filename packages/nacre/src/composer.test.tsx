@@ -179,7 +179,11 @@ describe.each(enginesUnderTest)("Composer in a conversation on %s", (_name, make
       expect((await engine.loadChat("c")).messages).toHaveLength(log.length);
 
       await user.type(input, "/compact{Enter}");
-      expect(await screen.findByText("Nothing to summarise yet.")).toBeInTheDocument();
+      expect(
+        await screen.findByText(
+          "Nothing left to summarise: everything before the last message is already in the summary.",
+        ),
+      ).toBeInTheDocument();
     });
   });
 });

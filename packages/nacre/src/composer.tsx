@@ -39,7 +39,7 @@ export function parseComposerCommand(draft: string): CompactCommand | null {
 /** What the last submit did. */
 export type ComposerOutcome =
   | { readonly type: "sent"; readonly end: EngineEventOf<"turn-end"> | null }
-  | { readonly type: "compact"; readonly result: CompactResult["status"] | "unavailable" };
+  | { readonly type: "compact"; readonly result: CompactResult["status"] | "all-folded" | "unavailable" };
 
 export interface UseComposerOptions extends ConversationTarget {
   /** Controlled draft. */
@@ -82,9 +82,12 @@ export function useComposer(options: UseComposerOptions = {}) {
       }
       setValue("");
       setLastCompact(null);
-      const result = await compact(command.keep);
-      setLastCompact(result.status);
-      const outcome: ComposerOutcome = { type: "compact", result: result.status };
+      const summarisedBefore = conversation.summary !== null;
+      const compacted = await compact(command.keep);
+      // Nothing to fold after a summary: say that the summary already holds it all, not "yet".
+      const result = compacted.status === "nothing-to-fold" && summarisedBefore ? "all-folded" : compacted.status;
+      setLastCompact(result);
+      const outcome: ComposerOutcome = { type: "compact", result };
       onSubmitted?.(outcome);
       return outcome;
     }

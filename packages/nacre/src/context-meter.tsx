@@ -1,5 +1,5 @@
 "use client";
-import type { ContextUsage } from "@conch/engine-client";
+import type { ContextUsage, TurnProblem } from "@conch/engine-client";
 import { Slot } from "@radix-ui/react-slot";
 import { type ComponentPropsWithoutRef, type CSSProperties, createContext, forwardRef, useContext } from "react";
 import {
@@ -31,18 +31,30 @@ export interface ContextMeterRootProps extends ComponentPropsWithoutRef<"div"> {
   usage?: ContextUsage | null;
   /** The model's name for the text alternative. Default: the conversation's model. */
   model?: string | null;
+  /**
+   * Whose count `usage` is: `provider` once the provider counted the request (a too-long refusal said how
+   * many tokens it read), else `estimate`. Default: the conversation's (the provider's count while its
+   * too-long card stands), else `estimate`. Renders as `data-source`.
+   */
+  source?: "estimate" | "provider";
   asChild?: boolean;
 }
 
 const RootImpl = forwardRef<HTMLDivElement, ContextMeterRootProps>(function ContextMeterRootImpl(
-  { usage, model = null, asChild, children, style, ...props },
+  { usage, model = null, source = "estimate", asChild, children, style, ...props },
   ref,
 ) {
   const messages = useNacreMessages();
   if (!usage) return null;
   const percent = Math.round(Math.max(0, usage.share) * 100);
   const state: ContextUsageState = { ...usage, level: contextLevel(usage.share) };
-  const text = messages.contextMeterText({ percent, usedTokens: usage.usedTokens, window: usage.window, model });
+  const text = messages.contextMeterText({
+    percent,
+    usedTokens: usage.usedTokens,
+    window: usage.window,
+    model,
+    source,
+  });
   const Component = asChild ? Slot : "div";
   return (
     <MeterContext.Provider value={{ usage: state, percent, text }}>
@@ -55,6 +67,7 @@ const RootImpl = forwardRef<HTMLDivElement, ContextMeterRootProps>(function Cont
         aria-valuetext={text}
         data-nacre-context-meter=""
         data-level={state.level}
+        data-source={source}
         style={{ "--nacre-context-share": String(Math.min(1, Math.max(0, usage.share))), ...style } as CSSProperties}
         {...props}
         ref={ref}
@@ -70,10 +83,31 @@ const RootImpl = forwardRef<HTMLDivElement, ContextMeterRootProps>(function Cont
   );
 });
 
+/** The request as the provider counted it, while a too-long refusal that said so stands; else null. */
+function providerCount(estimate: ContextUsage | null, problem: TurnProblem | null): ContextUsage | null {
+  if (problem?.kind !== "too-long" || problem.countedTokens === undefined) return null;
+  const window = problem.window ?? estimate?.window;
+  if (!window) return null;
+  const share = problem.countedTokens / window;
+  return {
+    usedTokens: problem.countedTokens,
+    window,
+    budget: estimate?.budget ?? window,
+    factor: estimate?.factor ?? 1,
+    share,
+  };
+}
+
 const ConnectedRoot = forwardRef<HTMLDivElement, ContextMeterRootProps>(function ContextMeterConnectedRoot(props, ref) {
-  const usage = useContextUsage();
-  const { model } = useConversation();
-  return <RootImpl {...preferPassed(props, { usage, model: model?.displayName ?? null })} ref={ref} />;
+  const estimate = useContextUsage();
+  const { model, problem } = useConversation();
+  const counted = providerCount(estimate, problem?.problem ?? null);
+  const own = {
+    usage: counted ?? estimate,
+    model: model?.displayName ?? null,
+    source: counted ? ("provider" as const) : ("estimate" as const),
+  };
+  return <RootImpl {...preferPassed(props, own)} ref={ref} />;
 });
 
 /**

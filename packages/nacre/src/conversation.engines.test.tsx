@@ -173,7 +173,7 @@ describe.each(enginesUnderTest)("useConversation on %s", (_name, makeEngine) => 
       expect(status).toBe("compacted");
       expect(result.current.firstKeptSeq).toBe(4);
       expect(result.current.summary?.text).not.toBe("");
-      expect(result.current.compactUnavailable).toBe("nothing-to-fold");
+      expect(result.current.compactUnavailable).toBe("all-folded");
       expect(client.getQueryData(conversationQueryKey(engine, "c"))).toMatchObject({ summary: { firstKeptSeq: 4 } });
     });
   });

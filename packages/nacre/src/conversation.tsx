@@ -152,8 +152,11 @@ export interface ConversationProblem {
   readonly message: string;
 }
 
-/** Why a fold on request cannot run now. */
-export type CompactUnavailableReason = "no-context" | "nothing-to-fold" | "busy" | "loading";
+/**
+ * Why a fold on request cannot run now: `all-folded` when a summary already stands for everything before the
+ * newest turn (a heal folded it all), `nothing-to-fold` when the chat is too short to have anything to fold.
+ */
+export type CompactUnavailableReason = "no-context" | "nothing-to-fold" | "all-folded" | "busy" | "loading";
 
 /** A chat, live: what `useConversation()` returns. */
 export interface Conversation {
@@ -230,7 +233,9 @@ export function useConversation(target?: ConversationTarget): Conversation {
           ? "busy"
           : derived.somethingToFold
             ? null
-            : "nothing-to-fold";
+            : chat?.summary
+              ? "all-folded"
+              : "nothing-to-fold";
     const send = (text: string, options?: SendOptions) => store.send(text, options);
     return {
       engine,

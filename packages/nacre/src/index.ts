@@ -84,6 +84,7 @@ export {
 export {
   Message,
   type MessageProps,
+  type RenderBlock,
   type RenderText,
   RenderTextProvider,
   type RenderTextProviderProps,
@@ -94,6 +95,8 @@ export {
   useRenderText,
 } from "./message.js";
 export {
+  MessageListAnnouncer,
+  type MessageListAnnouncerProps,
   MessageListItems,
   type MessageListItemsProps,
   type MessageListJumpProps,
@@ -140,12 +143,16 @@ export {
 export {
   TurnProblemAction,
   type TurnProblemActionProps,
+  TurnProblemCounts,
+  type TurnProblemCountsProps,
   TurnProblemDescription,
   type TurnProblemDescriptionProps,
   TurnProblemDetails,
   type TurnProblemDetailsProps,
   TurnProblemRoot,
   type TurnProblemRootProps,
+  TurnProblemSendAgain,
+  type TurnProblemSendAgainProps,
   TurnProblemTitle,
   type TurnProblemTitleProps,
 } from "./turn-problem.js";

@@ -11,6 +11,7 @@ import {
 } from "react";
 import { useNacreMessages } from "./conversation.js";
 import { composeEventHandlers, composeRefs } from "./internal/primitives.js";
+import { MessageListAnnouncer } from "./message-list-announcer.js";
 import { MessageListContext, type MessageListControl, MessageListPinnedContext } from "./message-list-control.js";
 import { MessageListItems } from "./message-list-items.js";
 import { MessageListJumpToLatest } from "./message-list-jump.js";
@@ -33,8 +34,8 @@ export interface MessageListRootProps extends ComponentPropsWithoutRef<"div"> {
 
 /**
  * The scrolling view of the chat; it follows new text while the person is at the bottom and stays put when
- * they scrolled up, and goes to the end when the person sends. Without children: `MessageList.Items` and
- * `MessageList.JumpToLatest`. Focusable, named "Messages". `data-nacre-message-list`, `data-pinned` while following.
+ * they scrolled up, and goes to the end when the person sends. Without children: `MessageList.Items`,
+ * `MessageList.JumpToLatest` and `MessageList.Announcer`. Focusable, named "Messages". `data-nacre-message-list`, `data-pinned` while following.
  */
 export const MessageListRoot = forwardRef<HTMLDivElement, MessageListRootProps>(function MessageListRoot(
   { asChild, children, onScroll, ...props },
@@ -168,6 +169,7 @@ export const MessageListRoot = forwardRef<HTMLDivElement, MessageListRootProps>(
             <>
               <MessageListItems />
               <MessageListJumpToLatest />
+              <MessageListAnnouncer />
             </>
           )}
         </Component>

@@ -1,3 +1,4 @@
+export { MessageListAnnouncer, type MessageListAnnouncerProps } from "./message-list-announcer.js";
 export { MessageListItems, type MessageListItemsProps } from "./message-list-items.js";
 export {
   type MessageListJumpProps,

@@ -1,9 +1,18 @@
 "use client";
 import type { ChatMessage, MessagePart, MessageRole, StreamingMessageState } from "@conch/engine-client";
 import { Slot } from "@radix-ui/react-slot";
-import { type ComponentPropsWithoutRef, createContext, forwardRef, memo, type ReactNode, useContext } from "react";
+import {
+  type ComponentPropsWithoutRef,
+  createContext,
+  forwardRef,
+  memo,
+  type ReactNode,
+  useContext,
+  useMemo,
+} from "react";
 import { useNacreMessages } from "./conversation.js";
 import { PlainText } from "./internal/plain-text.js";
+import { type StreamBlock, StreamingText } from "./message-list-stream.js";
 import type { NacreMessages } from "./messages.js";
 import { ToolCall, ToolResult } from "./tool-parts.js";
 
@@ -22,23 +31,63 @@ export type RenderText = (text: string, details: TextRenderDetails) => ReactNode
 
 export const renderPlainText: RenderText = (text) => <PlainText text={text} />;
 
-const RenderTextContext = createContext<RenderText>(renderPlainText);
+/**
+ * How one block of a reply being written renders (see `StreamingText`): called for the open block on every
+ * delta and for a closed block once. `@conch/nacre/markdown` exports `renderMarkdownBlock`.
+ */
+export type RenderBlock = (block: StreamBlock) => ReactNode;
+
+interface TextRenderers {
+  readonly renderText: RenderText;
+  readonly renderBlock: RenderBlock | undefined;
+}
+
+const RenderTextContext = createContext<TextRenderers>({ renderText: renderPlainText, renderBlock: undefined });
 
 export interface RenderTextProviderProps {
   /** How text parts render inside. */
   renderText: RenderText;
+  /**
+   * How a streaming reply's blocks render. Default: each block's text through `renderText` (plain text: chunk
+   * by chunk, finished chunks not again).
+   */
+  renderBlock?: RenderBlock;
   children?: ReactNode;
 }
 
 /** Sets how every message inside renders its text (the list, its rows, the streaming reply). */
-export function RenderTextProvider({ renderText, children }: RenderTextProviderProps) {
-  return <RenderTextContext.Provider value={renderText}>{children}</RenderTextContext.Provider>;
+export function RenderTextProvider({ renderText, renderBlock, children }: RenderTextProviderProps) {
+  const value = useMemo(() => ({ renderText, renderBlock }), [renderText, renderBlock]);
+  return <RenderTextContext.Provider value={value}>{children}</RenderTextContext.Provider>;
 }
 RenderTextProvider.displayName = "RenderTextProvider";
 
 /** The text renderer in effect here. */
 export function useRenderText(): RenderText {
-  return useContext(RenderTextContext);
+  return useContext(RenderTextContext).renderText;
+}
+
+/** A block renderer that sends each block's text through `render` (the open one as still streaming). */
+function blocksThrough(render: RenderText): RenderBlock {
+  return (block) => (
+    <div data-nacre-stream-block="" data-kind={block.kind}>
+      {render(block.chunks.join(""), { role: "assistant", streaming: !block.closed })}
+    </div>
+  );
+}
+
+/**
+ * The block renderer for a streaming reply: the one given, else the provider's, else blocks through a
+ * `renderText` that is not the plain default, else undefined (`StreamingText`'s chunked plain text).
+ */
+function useStreamBlockRenderer(renderText?: RenderText, renderBlock?: RenderBlock): RenderBlock | undefined {
+  const context = useContext(RenderTextContext);
+  return useMemo(() => {
+    if (renderBlock) return renderBlock;
+    if (renderText) return renderText === renderPlainText ? undefined : blocksThrough(renderText);
+    if (context.renderBlock) return context.renderBlock;
+    return context.renderText === renderPlainText ? undefined : blocksThrough(context.renderText);
+  }, [renderText, renderBlock, context]);
 }
 
 export interface MessageProps extends ComponentPropsWithoutRef<"li"> {
@@ -112,19 +161,23 @@ Message.displayName = "Message";
 
 export interface StreamingMessageProps extends ComponentPropsWithoutRef<"li"> {
   streaming: StreamingMessageState;
-  /** How its text renders. Default: the `RenderTextProvider`'s, else plain text. */
+  /** How its text renders, block by block. Default: the `RenderTextProvider`'s, else plain text. */
   renderText?: RenderText;
+  /** How each block of its text renders. Default: the `RenderTextProvider`'s, else through `renderText`. */
+  renderBlock?: RenderBlock;
   asChild?: boolean;
 }
 
-/** The message being written: `data-streaming`, `aria-busy` until it ends. */
+/**
+ * The message being written: `data-streaming`, `aria-busy` until it ends. Its text goes through
+ * `StreamingText`, so a delta renders the open block only: the cost of a delta stays flat as the reply grows.
+ */
 export const StreamingMessage = forwardRef<HTMLLIElement, StreamingMessageProps>(function StreamingMessage(
-  { streaming, renderText, asChild, children, ...props },
+  { streaming, renderText, renderBlock, asChild, children, ...props },
   ref,
 ) {
   const messages = useNacreMessages();
-  const contextRender = useRenderText();
-  const render = renderText ?? contextRender;
+  const blockRenderer = useStreamBlockRenderer(renderText, renderBlock);
   const Component = asChild ? Slot : "li";
   return (
     <Component
@@ -143,9 +196,7 @@ export const StreamingMessage = forwardRef<HTMLLIElement, StreamingMessageProps>
             <ToolCall key={call.id} call={call} />
           ))}
           <div data-nacre-message-text="" dir="auto">
-            {streaming.text
-              ? render(streaming.text, { role: "assistant", streaming: !streaming.done })
-              : messages.streaming}
+            {streaming.text ? <StreamingText text={streaming.text} renderBlock={blockRenderer} /> : messages.streaming}
           </div>
         </>
       )}

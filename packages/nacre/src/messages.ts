@@ -42,12 +42,18 @@ export interface NacreMessages {
   problemProviderMessage: string;
   /** The label of the one next-step button. */
   nextStepLabel(next: NextStep, values: { readonly secondsLeft: number }): string;
+  /** When the provider's count and the estimate disagree: what each said. */
+  problemCounts(values: { readonly counted: number; readonly estimated: number }): string;
+  /** The too-long card's second button, which sends the message again. Default: "Send again". */
+  problemSendAgain: string;
 
   /** The ⌘K action. Default: "Summarise the start of this chat". */
   compactCommand: string;
   /** Why the ⌘K action is disabled. */
   compactUnavailable: string;
   compactNothingToFold: string;
+  /** Why there is nothing to fold when the summary already covers everything before the last message. */
+  compactAllFolded: string;
   compactBusy: string;
   /** The command menu's accessible name. Default: "Command menu". */
   commandMenuLabel: string;
@@ -65,7 +71,9 @@ export interface NacreMessages {
   /** Shown while the draft starts with `/`. */
   composerCompactHint: string;
   /** What a `/compact` did, shown under the composer. */
-  composerCompactResult(result: "compacted" | "nothing-to-fold" | "handed-over" | "aborted" | "unavailable"): string;
+  composerCompactResult(
+    result: "compacted" | "nothing-to-fold" | "all-folded" | "handed-over" | "aborted" | "unavailable",
+  ): string;
 
   /** The health list's heading. Default: "Health". */
   healthTitle: string;
@@ -82,10 +90,14 @@ export interface NacreMessages {
     readonly usedTokens: number;
     readonly window: number;
     readonly model: string | null;
+    /** `provider` once the provider counted the request itself (a too-long refusal said), else `estimate`. */
+    readonly source: "estimate" | "provider";
   }): string;
 
   /** The message list's accessible name. Default: "Messages". */
   messageListLabel: string;
+  /** What the polite live region reads when a reply is finished. Default: "{role}: {text}". */
+  replyAnnouncement(values: { readonly text: string }): string;
   /** The list's button back to the newest message. Default: "Jump to latest". */
   jumpToLatest: string;
   /** The button to the divider, where the model's word-for-word memory starts. */
@@ -214,10 +226,14 @@ export const defaultMessages: NacreMessages = {
   problemDescription,
   problemProviderMessage: "What the provider said",
   nextStepLabel,
+  problemCounts: ({ counted, estimated }) =>
+    `The provider counted ${format(counted)} tokens where the estimate said ${format(estimated)}.`,
+  problemSendAgain: "Send again",
 
   compactCommand: "Summarise the start of this chat",
   compactUnavailable: "This chat's engine does not summarise",
   compactNothingToFold: "Nothing to summarise yet",
+  compactAllFolded: "Everything before the last message is already summarised",
   compactBusy: "Wait until the answer is finished",
   commandMenuLabel: "Command menu",
   commandMenuPlaceholder: "Type a command…",
@@ -236,6 +252,8 @@ export const defaultMessages: NacreMessages = {
         return "The start of this chat is summarised.";
       case "nothing-to-fold":
         return "Nothing to summarise yet.";
+      case "all-folded":
+        return "Nothing left to summarise: everything before the last message is already in the summary.";
       case "handed-over":
         return "The engine summarises this chat itself.";
       case "aborted":
@@ -253,10 +271,13 @@ export const defaultMessages: NacreMessages = {
   healthTime: (at) => timeFormat.format(at),
 
   contextMeterLabel: "Context used",
-  contextMeterText: ({ percent, usedTokens, window, model }) =>
-    `${format(percent)}% of ${model ? `${model}'s` : "the model's"} window (${format(usedTokens)} of ${format(window)} tokens)`,
+  contextMeterText: ({ percent, usedTokens, window, model, source }) =>
+    `${format(percent)}% of ${model ? `${model}'s` : "the model's"} window (${format(usedTokens)} of ${format(window)} tokens${
+      source === "provider" ? ", as the provider counted" : ""
+    })`,
 
   messageListLabel: "Messages",
+  replyAnnouncement: ({ text }) => `${roleLabel("assistant")}: ${text}`,
   jumpToLatest: "Jump to latest",
   jumpToMemoryStart: "Jump to where the model's memory starts",
   roleLabel,

@@ -106,8 +106,10 @@ const RootImpl = forwardRef<HTMLDivElement, RootImplProps>(function TurnProblemR
           <>
             <TurnProblemTitle />
             <TurnProblemDescription />
+            <TurnProblemCounts />
             <TurnProblemDetails />
             <TurnProblemAction />
+            <TurnProblemSendAgain />
           </>
         )}
       </Component>
@@ -187,6 +189,37 @@ export const TurnProblemDescription = forwardRef<HTMLParagraphElement, TurnProbl
   },
 );
 TurnProblemDescription.displayName = "TurnProblem.Description";
+
+export interface TurnProblemCountsProps extends ComponentPropsWithoutRef<"p"> {
+  asChild?: boolean;
+}
+
+/** Counts that disagree by more than this share are worth saying. */
+const countsDisagreeBy = 0.1;
+
+/**
+ * What the provider counted against what the estimate said, for a too-long refusal whose count is known and
+ * disagrees with the estimate (by more than a tenth). Renders nothing otherwise.
+ * `data-nacre-turn-problem-counts`, `data-counted`, `data-estimated`.
+ */
+export const TurnProblemCounts = forwardRef<HTMLParagraphElement, TurnProblemCountsProps>(function TurnProblemCounts(
+  { asChild, children, ...props },
+  ref,
+) {
+  const { problem } = useProblem("Counts");
+  const messages = useNacreMessages();
+  if (problem.kind !== "too-long") return null;
+  const { countedTokens: counted, estimatedTokens: estimated } = problem;
+  if (counted === undefined || estimated === undefined) return null;
+  if (Math.abs(counted - estimated) <= countsDisagreeBy * Math.max(counted, estimated)) return null;
+  const Component = asChild ? Slot : "p";
+  return (
+    <Component data-nacre-turn-problem-counts="" data-counted={counted} data-estimated={estimated} {...props} ref={ref}>
+      {children ?? messages.problemCounts({ counted, estimated })}
+    </Component>
+  );
+});
+TurnProblemCounts.displayName = "TurnProblem.Counts";
 
 export interface TurnProblemDetailsProps extends Omit<Collapsible.CollapsibleProps, "disabled"> {}
 
@@ -298,3 +331,34 @@ export const TurnProblemAction = forwardRef<HTMLButtonElement, TurnProblemAction
   );
 });
 TurnProblemAction.displayName = "TurnProblem.Action";
+
+export interface TurnProblemSendAgainProps extends ComponentPropsWithoutRef<"button"> {
+  asChild?: boolean;
+}
+
+/**
+ * "Send again", beside a too-long card's next step: the person's message goes again as it is (after a fold,
+ * or once the host changed the model). Renders only for too-long problems with a retry handler (in a
+ * conversation, the conversation's). `data-nacre-turn-problem-send-again`.
+ */
+export const TurnProblemSendAgain = forwardRef<HTMLButtonElement, TurnProblemSendAgainProps>(
+  function TurnProblemSendAgain({ asChild, children, onClick, ...props }, ref) {
+    const data = useProblem("SendAgain");
+    const messages = useNacreMessages();
+    const retry = data.actions.onRetry;
+    if (data.problem.kind !== "too-long" || !retry) return null;
+    const Component = asChild ? Slot : "button";
+    return (
+      <Component
+        type="button"
+        data-nacre-turn-problem-send-again=""
+        {...props}
+        onClick={composeEventHandlers(onClick, () => retry())}
+        ref={ref}
+      >
+        {children ?? messages.problemSendAgain}
+      </Component>
+    );
+  },
+);
+TurnProblemSendAgain.displayName = "TurnProblem.SendAgain";

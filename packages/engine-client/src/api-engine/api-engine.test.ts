@@ -352,6 +352,10 @@ describe("createApiEngine", () => {
       expect(problem).toMatchObject({
         problem: { kind: "too-long", next: { type: "new-chat", message: "Please keep me" } },
       });
+      // What the provider counted and what the estimate said, for the card to set side by side.
+      const tooLong = problem?.type === "turn-problem" && problem.problem.kind === "too-long" ? problem.problem : null;
+      expect(tooLong?.countedTokens).toBeGreaterThan(0);
+      expect(tooLong?.estimatedTokens).toBeGreaterThan(0);
     });
 
     it("given a refusal caused by the answer room, should lower the answer room instead of folding", async () => {

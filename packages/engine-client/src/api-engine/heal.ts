@@ -96,6 +96,7 @@ export async function refusedAgainProblem(
     neededTokens: Math.ceil(request.estimatedTokens * size.factor) + size.budget.answerRoom,
     message: carriedMessage,
     providerMessage: error.problem.providerMessage ?? error.message,
+    tokens: { counted: error.tooLong?.inputTokens, estimated: Math.ceil(request.estimatedTokens * size.factor) },
   });
 }
 

@@ -13,6 +13,8 @@ export function tooLongWithNextStep(input: {
   readonly neededTokens: number;
   readonly message: string;
   readonly providerMessage?: string | undefined;
+  /** What the provider counted (when its refusal says) against what the estimate said, for the card. */
+  readonly tokens?: { readonly counted?: number | undefined; readonly estimated: number };
 }): TurnProblem {
   const { window, neededTokens } = input;
   const bigger = input.models
@@ -30,6 +32,8 @@ export function tooLongWithNextStep(input: {
     title: defaultProblemTitle("too-long"),
     window,
     ...(input.providerMessage ? { providerMessage: input.providerMessage } : {}),
+    ...(input.tokens?.counted !== undefined ? { countedTokens: input.tokens.counted } : {}),
+    ...(input.tokens ? { estimatedTokens: input.tokens.estimated } : {}),
   };
   if (bigger) {
     return {

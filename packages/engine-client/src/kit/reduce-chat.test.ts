@@ -64,6 +64,31 @@ describe("reduceChat", () => {
         at: 5,
       });
     });
+
+    it("should clear a too-long problem (the fold answers it) and keep any other", () => {
+      const compacted: EngineEvent = {
+        type: "compacted",
+        chatId: "c",
+        text: "S",
+        model: "small",
+        firstKeptSeq: 2,
+        reason: "manual",
+        before: { messages: 4, tokens: 100 },
+        after: { messages: 2, tokens: 40 },
+        at: 5,
+      };
+      const tooLong = chat({
+        problem: {
+          seq: 2,
+          problem: { kind: "too-long", title: "Too long", next: { type: "new-chat", message: "c" } },
+        },
+      });
+      expect(reduceChat(tooLong, compacted).problem).toBeNull();
+      const offline = chat({
+        problem: { seq: 2, problem: { kind: "offline", title: "Offline", next: { type: "retry" } } },
+      });
+      expect(reduceChat(offline, compacted).problem).toBe(offline.problem);
+    });
   });
 
   describe("given events that the snapshot does not hold", () => {

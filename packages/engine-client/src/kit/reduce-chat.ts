@@ -34,7 +34,9 @@ export function reduceChat(chat: ChatSnapshot, event: EngineEvent): ChatSnapshot
     case "compacted": {
       const { type: _type, chatId: _chatId, ...summary } = event;
       const state: SummaryState = summary;
-      return { ...chat, summary: state };
+      // A fold answers "too long": that card no longer stands (a fold inside a turn comes before its problem).
+      const problem = chat.problem?.problem.kind === "too-long" ? null : chat.problem;
+      return { ...chat, summary: state, problem };
     }
     case "health-note": {
       const healthNotes = addNote(chat.healthNotes, event.note);

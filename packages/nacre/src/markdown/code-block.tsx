@@ -1,5 +1,5 @@
 "use client";
-import { type ComponentPropsWithoutRef, forwardRef, useEffect, useState } from "react";
+import { type ComponentPropsWithoutRef, forwardRef, type ReactNode, useEffect, useState } from "react";
 import { useNacreMessages } from "../conversation.js";
 
 export interface CodeBlockProps extends ComponentPropsWithoutRef<"div"> {
@@ -7,6 +7,8 @@ export interface CodeBlockProps extends ComponentPropsWithoutRef<"div"> {
   code: string;
   /** The fence's language (` ```ts `), if any. */
   language?: string | undefined;
+  /** What `<code>` shows instead of `code` (a streaming block's chunks); the copy button copies `code`. */
+  children?: ReactNode;
 }
 
 /**
@@ -15,7 +17,7 @@ export interface CodeBlockProps extends ComponentPropsWithoutRef<"div"> {
  * `data-nacre-code-copy` with `data-copied` for two seconds after it copied.
  */
 export const CodeBlock = forwardRef<HTMLDivElement, CodeBlockProps>(function CodeBlock(
-  { code, language, ...props },
+  { code, language, children, ...props },
   ref,
 ) {
   const messages = useNacreMessages();
@@ -40,7 +42,7 @@ export const CodeBlock = forwardRef<HTMLDivElement, CodeBlockProps>(function Cod
         </button>
       </div>
       <pre>
-        <code {...(language ? { "data-language": language } : {})}>{code}</code>
+        <code {...(language ? { "data-language": language } : {})}>{children ?? code}</code>
       </pre>
     </div>
   );

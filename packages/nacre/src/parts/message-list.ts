@@ -1,4 +1,5 @@
 export {
+  MessageListAnnouncer as Announcer,
   MessageListItems as Items,
   MessageListJumpToLatest as JumpToLatest,
   MessageListJumpToMemoryStart as JumpToMemoryStart,

@@ -203,6 +203,18 @@ describe("createNacreChatRoute behind useChat's HTTP transport (real HTTP on loo
       body: JSON.stringify({ seq: 1, text: "From elsewhere" }),
     });
     expect(wireTurn.status).toBe(409);
+    // And the wire protocol's events endpoint reads it from its turn-start.
+    const events = await fetch(`${route.engineUrl}/chats/reload/events`);
+    expect(events.status).toBe(200);
+    const reader = (events.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+    let read = "";
+    while (!read.includes("turn-start")) {
+      const next = await reader.read();
+      if (next.done) break;
+      read += next.value;
+    }
+    await reader.cancel();
+    expect(read).toContain("turn-start");
 
     const reloaded = route.chat("reload", await route.load("reload"));
     await reloaded.resumeStream();

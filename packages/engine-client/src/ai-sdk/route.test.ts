@@ -206,12 +206,13 @@ describe("createNacreChatRoute behind useChat's HTTP transport (real HTTP on loo
     // And the wire protocol's events endpoint reads it from its turn-start.
     const events = await fetch(`${route.engineUrl}/chats/reload/events`);
     expect(events.status).toBe(200);
-    const reader = (events.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+    const reader = (events.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
     let read = "";
     while (!read.includes("turn-start")) {
       const next = await reader.read();
       if (next.done) break;
-      read += next.value;
+      read += decoder.decode(next.value, { stream: true });
     }
     await reader.cancel();
     expect(read).toContain("turn-start");

@@ -217,7 +217,16 @@ export function createNacreChatRoute(
       const chatId = url.searchParams.get("id");
       if (!chatId) return problemResponse(problem("bad-request", 400, { detail: "Name the chat: ?id=" }));
       try {
-        const messages = nacreChatMessages(await engine.loadChat(chatId, { abortSignal: request.signal }));
+        // As the wire protocol's chat page: read the activity first, and while a turn runs stop the snapshot at
+        // its opening message, since resuming replays the rest from its turn-start, each part once.
+        const activity = await runningTurns.activity({ userId: await userIdOf(request), chatId });
+        const snapshot = await engine.loadChat(chatId, { abortSignal: request.signal });
+        const turnSeq = activity.running ? activity.turnSeq : null;
+        const messages = nacreChatMessages(
+          turnSeq === null
+            ? snapshot
+            : { ...snapshot, messages: snapshot.messages.filter((message) => message.seq <= turnSeq), problem: null },
+        );
         return Response.json({ messages }, { headers: { "cache-control": "no-store" } });
       } catch (error) {
         return problemResponse(answerFor(error));

@@ -181,4 +181,97 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
     expect(pageErrors).toEqual([]);
     expect(await composer().isVisible()).toBe(true);
   });
+
+  /** Sends without waiting for the answer, and waits until some of it is on the page. */
+  async function startAnswer(text: string) {
+    await ready();
+    const answers = await page.locator('.message[data-message-role="assistant"]').count();
+    await composer().fill(text);
+    await composer().press("Enter");
+    await expect
+      .poll(async () => {
+        const error = page.locator(".chat-error");
+        if ((await error.count()) > 0) return `error: ${await error.textContent()}`;
+        const all = page.locator('.message[data-message-role="assistant"]');
+        return (await all.count()) > answers && ((await all.last().textContent()) ?? "").length > 0;
+      }, patient)
+      .toBe(true);
+  }
+
+  it("should resume an answer after a reload mid-answer, showing the whole answer once", async () => {
+    fake.server.setChunkDelayMs(150);
+    const stops: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      if (request.url().endsWith("/stop")) stops.push(request.url());
+    };
+    page.on("request", onRequest);
+    try {
+      await startAnswer(turns[sent] ?? "Tell me more about it.");
+      sent += 1;
+      // Mid-answer: the turn still runs on the server as the page goes.
+      const running = await fetch(`${url}api/chat/ai-sdk-chat/stream`);
+      expect(running.status).toBe(200);
+      await running.body?.cancel();
+      await page.reload();
+      // The turn runs on through the reload, and the page reads it to its end.
+      await expect.poll(async () => (await fetch(`${url}api/chat/ai-sdk-chat/stream`)).status, patient).toBe(204);
+      await ready();
+      const log = await loaded();
+      expect(log.at(-1)?.role).toBe("assistant");
+      const answer = (log.at(-1)?.parts ?? []).flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+      // The resumed answer is the log's, whole, each part once.
+      await expect.poll(async () => (await page.locator(".message").allTextContents()).at(-1), patient).toBe(answer);
+      const pageTexts = await page.locator(".message").allTextContents();
+      expect(pageTexts.filter((text) => text === pageTexts.at(-1))).toHaveLength(1);
+      expect(await userMessages().count()).toBe(log.filter((message) => message.role === "user").length);
+      // Going away asked nothing to stop: the answer is whole.
+      expect(stops).toEqual([]);
+      expect(pageErrors).toEqual([]);
+    } finally {
+      page.off("request", onRequest);
+      fake.server.setChunkDelayMs(1);
+    }
+  });
+
+  it("should end the server's turn when Stop is pressed, keeping what was written", async () => {
+    fake.server.setChunkDelayMs(60);
+    try {
+      await startAnswer("Tell me the whole story again, slowly.");
+      const stoppedAt = Date.now();
+      await page.getByRole("button", { name: "Stop" }).click();
+      // Nothing runs on the server any more: the route has no turn to resume.
+      await expect.poll(async () => (await fetch(`${url}api/chat/ai-sdk-chat/stream`)).status, patient).toBe(204);
+      console.info(`stop to the server's turn ended: ${Date.now() - stoppedAt} ms`);
+      await ready();
+      const log = await loaded();
+      expect(log.at(-1)?.role).toBe("assistant");
+      await send("And after the stop?");
+      expect((await loaded()).at(-1)?.role).toBe("assistant");
+      expect(await page.locator(".chat-error").count()).toBe(0);
+    } finally {
+      fake.server.setChunkDelayMs(1);
+    }
+  });
+
+  it("should fold on /compact typed into the page, sending nothing to the model", async () => {
+    const before = await loaded();
+    const chatRequests = fake.server.chatRequests().length;
+    await composer().fill("/compact the decisions");
+    await composer().press("Enter");
+    await ready();
+    await expect.poll(async () => nacreDivider(await loaded())?.summary.reason, patient).toBe("manual");
+    const after = await loaded();
+    // The log keeps no message for the command, and no chat model was asked (only the summariser).
+    expect(after.filter((message) => message.role === "user")).toHaveLength(
+      before.filter((message) => message.role === "user").length,
+    );
+    expect(
+      fake.server
+        .chatRequests()
+        .slice(chatRequests)
+        .filter((request) => JSON.stringify(request.body).includes("/compact")),
+    ).toEqual([]);
+    expect(await dividerLine().count()).toBe(1);
+    expect(pageErrors).toEqual([]);
+  });
 });

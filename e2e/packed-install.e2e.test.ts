@@ -28,6 +28,7 @@ interface Manifest {
   readonly dependencies?: Readonly<Record<string, string>>;
   readonly devDependencies?: Readonly<Record<string, string>>;
   readonly peerDependencies?: Readonly<Record<string, string>>;
+  readonly publishConfig?: unknown;
 }
 
 interface Tarball {
@@ -55,14 +56,12 @@ function codeEntries(manifest: Manifest): string[] {
     .map((subpath) => (subpath === "." ? manifest.name : `${manifest.name}/${subpath.slice(2)}`));
 }
 
-/** What a published target resolves to for a consumer: every condition but our workspace-only `source`. */
-function publishedTargets(manifest: Manifest): string[] {
+/** Every target of a manifest's `exports`, under every condition: each must be a file of the tarball. */
+function exportTargets(manifest: Manifest): { readonly condition: string; readonly path: string }[] {
   return Object.values(manifest.exports).flatMap((target) =>
     typeof target === "string"
-      ? [target]
-      : Object.entries(target)
-          .filter(([condition]) => condition !== "source")
-          .map(([, path]) => path),
+      ? [{ condition: "default", path: target }]
+      : Object.entries(target).map(([condition, path]) => ({ condition, path })),
   );
 }
 
@@ -155,13 +154,17 @@ describe("the packages as published: packed, installed outside the workspace, us
     if (folder) await rm(folder, { recursive: true, force: true });
   });
 
-  it("should pack tarballs with a built dist for every export, and no workspace: versions", () => {
+  it("should pack tarballs whose every export target is in them, with README and LICENSE, and no workspace: versions", () => {
     expect(tarballs.map((tarball) => tarball.manifest.name)).toEqual(["@conch/engine-client", "@conch/nacre"]);
     const engineClient = tarballs[0]?.manifest;
     for (const { manifest, files } of tarballs) {
       expect(JSON.stringify(manifest)).not.toContain("workspace:");
-      for (const target of publishedTargets(manifest)) expect(files).toContain(`package/${target.slice(2)}`);
-      expect(files).toContain("package/CHANGELOG.md");
+      // `publishConfig.exports` replaced the workspace's: no `source` condition pointing at a `src/` left behind.
+      const targets = exportTargets(manifest);
+      expect(targets.filter(({ condition }) => condition === "source")).toEqual([]);
+      expect(targets.filter(({ path }) => !files.includes(`package/${path.slice(2)}`))).toEqual([]);
+      expect(manifest.publishConfig).toBeUndefined();
+      for (const file of ["CHANGELOG.md", "README.md", "LICENSE"]) expect(files).toContain(`package/${file}`);
       expect(files.filter((file) => /\.test\.|\.bench\./.test(file))).toEqual([]);
     }
     expect(tarballs[1]?.manifest.dependencies?.["@conch/engine-client"]).toBe(engineClient?.version);

@@ -8,7 +8,7 @@ import { extname, join, normalize } from "node:path";
 import { type ApiEngine, createApiEngine, createProvider, type ProviderAdapter } from "@conch/engine-client";
 import { createNacreChatRoute } from "@conch/engine-client/ai-sdk";
 import { createFileChatDirectory, createFileChatStore } from "@conch/engine-client/node";
-import { createEngineHandler } from "@conch/engine-client/server";
+import { createEngineHandler, createInProcessRunningTurns } from "@conch/engine-client/server";
 import { toNodeHandler } from "srvx/node";
 
 export interface AiSdkChatServerOptions {
@@ -83,11 +83,16 @@ export async function createAiSdkChatServer(options: AiSdkChatServerOptions): Pr
     }
     return engine;
   };
+  // One running turn per chat for the route and the wire protocol alike: a reload resumes the route's turn, and
+  // either's stop ends it. The same person as `authorize` says.
+  const runningTurns = createInProcessRunningTurns();
+  const userId = () => "me";
   const engineHandler = createEngineHandler({
+    runningTurns,
     basePath: "/api/engine",
     engineFor: (_userId, request) => engineFor(request.model ?? options.model),
     // One person on this computer; an app checks its session here (and before the chat route) and refuses.
-    authorize: () => ({ userId: "me" }),
+    authorize: () => ({ userId: userId() }),
     chats: () => createFileChatDirectory(store),
     ...(options.apiKey ? { secrets: [options.apiKey] } : {}),
   });
@@ -95,7 +100,8 @@ export async function createAiSdkChatServer(options: AiSdkChatServerOptions): Pr
     const { pathname } = new URL(request.url);
     if (pathname.startsWith("/api/engine/")) return engineHandler(request);
     if (pathname.startsWith("/api/chat")) {
-      return createNacreChatRoute(engineFor(request.headers.get("x-nacre-model") ?? options.model))(request);
+      const engine = engineFor(request.headers.get("x-nacre-model") ?? options.model);
+      return createNacreChatRoute(engine, { runningTurns, userId })(request);
     }
     return servePage(options.pageDir ?? "", pathname);
   });

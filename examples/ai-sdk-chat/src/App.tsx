@@ -3,6 +3,7 @@
 import { useChat } from "@ai-sdk/react";
 import {
   type NacreUIMessage,
+  nacreChatFetch,
   nacreDivider,
   nacreSendMessagesRequest,
   userMessageId,
@@ -15,7 +16,8 @@ const chatId = new URLSearchParams(window.location.search).get("chat") ?? "ai-sd
 
 /** useChat's first messages: the chat as the engine's log keeps it. */
 async function loadMessages(): Promise<NacreUIMessage[]> {
-  const response = await fetch(`/api/chat?id=${encodeURIComponent(chatId)}`);
+  // Through `nacreChatFetch`: after a stop, it waits for the turn to end, so the chat read has what it kept.
+  const response = await nacreChatFetch(`/api/chat?id=${encodeURIComponent(chatId)}`);
   return ((await response.json()) as { messages: NacreUIMessage[] }).messages;
 }
 
@@ -33,7 +35,13 @@ function Chat({ initial }: { readonly initial: NacreUIMessage[] }) {
   const { messages, sendMessage, regenerate, setMessages, status, stop, error } = useChat<NacreUIMessage>({
     id: chatId,
     messages: initial,
-    transport: new DefaultChatTransport({ api: "/api/chat", prepareSendMessagesRequest: nacreSendMessagesRequest }),
+    transport: new DefaultChatTransport({
+      api: "/api/chat",
+      prepareSendMessagesRequest: nacreSendMessagesRequest,
+      // Stop ends the server's turn; a reload does not, and `resume` picks the running turn up again.
+      fetch: nacreChatFetch,
+    }),
+    resume: true,
     // Health notes (a quiet heal, a summary that failed) come as transient parts: shown, never kept in a message.
     onData: (part) => {
       if (part.type === "data-nacre-health") setNote(part.data.text);

@@ -68,6 +68,20 @@ export interface CompactOptions {
   readonly abortSignal?: AbortSignal;
 }
 
+const compactCommandPattern = /^\/compact(?:\s+([\s\S]*))?$/i;
+
+/**
+ * Reads `/compact [what to keep]` at the start of what the person typed (surrounding space ignored): the fold
+ * on request it asks for, or null for anything else, which is a message to send. Nacre's composer and the AI
+ * SDK adapters both read it here.
+ */
+export function parseCompactCommand(text: string): Pick<CompactOptions, "keep"> | null {
+  const match = compactCommandPattern.exec(text.trim());
+  if (!match) return null;
+  const keep = match[1]?.trim();
+  return keep ? { keep } : {};
+}
+
 /** What happened to a fold on request. */
 export type CompactResult =
   | { readonly status: "compacted"; readonly summary: SummaryState }

@@ -29,6 +29,7 @@ export {
   type EngineListener,
   hasContext,
   onEngineEvent,
+  parseCompactCommand,
   type TurnInput,
   type TurnStream,
   type Unsubscribe,

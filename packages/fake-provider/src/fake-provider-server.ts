@@ -92,7 +92,7 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
   const countTokens = options.countTokens ?? defaultCountTokens;
   const requestShape = { dialect, provider, countTokens };
   const chunkSize = options.chunkSize ?? 16;
-  const chunkDelayMs = options.chunkDelayMs ?? 0;
+  let chunkDelayMs = options.chunkDelayMs ?? 0;
   const cors = options.cors ?? true;
   const lmStudioRestVersion = options.lmStudioRestVersion ?? "v1";
   let models = options.models ?? defaultModels;
@@ -374,6 +374,9 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
     },
     failNext(count, failure, failOptions = {}) {
       queue.push({ remaining: count, on: failOptions.on ?? "chat", action: { type: "failure", failure } });
+    },
+    setChunkDelayMs(ms) {
+      chunkDelayMs = ms;
     },
     setReply(next) {
       reply = next;

@@ -130,6 +130,8 @@ export interface FakeProvider {
   ): void;
   /** Plays a failure on the next `count` requests of a kind (default: chat requests). */
   failNext(count: number, failure: FakeFailure, options?: { readonly on?: "chat" | "models" | "any" }): void;
+  /** Changes the milliseconds between streamed pieces from the next piece on (an answer slow enough to reload into). */
+  setChunkDelayMs(ms: number): void;
   /** Replaces the reply. */
   setReply(reply: FakeReplySource): void;
   /** Replaces the models. */

@@ -1,5 +1,5 @@
 "use client";
-import type { CompactResult, EngineEventOf } from "@conch/engine-client";
+import { type CompactResult, type EngineEventOf, parseCompactCommand } from "@conch/engine-client";
 import { Slot } from "@radix-ui/react-slot";
 import {
   type ChangeEvent,
@@ -23,17 +23,14 @@ export interface CompactCommand {
   readonly keep?: string;
 }
 
-const compactPattern = /^\/compact(?:\s+([\s\S]*))?$/i;
-
 /**
  * Recognises `/compact [what to keep]` at the start of a draft (surrounding space ignored); null for
  * anything else, which is a message to send.
  */
 export function parseComposerCommand(draft: string): CompactCommand | null {
-  const match = compactPattern.exec(draft.trim());
-  if (!match) return null;
-  const keep = match[1]?.trim();
-  return keep ? { type: "compact", keep } : { type: "compact" };
+  const command = parseCompactCommand(draft);
+  if (!command) return null;
+  return command.keep !== undefined ? { type: "compact", keep: command.keep } : { type: "compact" };
 }
 
 /** What the last submit did. */

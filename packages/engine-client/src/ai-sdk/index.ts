@@ -8,8 +8,14 @@ export {
   turnToUIMessageStream,
 } from "./map-turn.js";
 export { type NacreChatRefusalReason, NacreChatRefusedError } from "./plan-turn.js";
-export { type NacreChatRequestBody, nacreSendMessagesRequest } from "./request-body.js";
-export { createNacreChatRoute, type NacreChatResponseOptions, nacreChatResponse } from "./route.js";
+export { type NacreChatRequestBody, nacreChatFetch, nacreSendMessagesRequest } from "./request-body.js";
+export {
+  createNacreChatRoute,
+  type NacreChatResponseOptions,
+  type NacreChatRouteOptions,
+  type NacreRunningTurns,
+  nacreChatResponse,
+} from "./route.js";
 export { createNacreTransport } from "./transport.js";
 export {
   answerMessageId,

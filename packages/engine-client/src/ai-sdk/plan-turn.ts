@@ -1,11 +1,11 @@
-import type { Engine } from "../engine.js";
+import { type Engine, parseCompactCommand } from "../engine.js";
 import { EngineClientError, hasMarker, markerFor } from "../errors.js";
 import type { PicturePart, ToolResultPart } from "../messages.js";
 import { nacreNextSeq } from "./chat-messages.js";
 import type { NacreUIMessage } from "./ui-message.js";
 
 /** What `useChat` asked for that would cut or rewrite the engine's append-only log. */
-export type NacreChatRefusalReason = "edit" | "regenerate" | "nothing-to-send";
+export type NacreChatRefusalReason = "edit" | "regenerate" | "nothing-to-send" | "no-compact";
 
 const refusedSymbol = markerFor("NacreChatRefusedError");
 /**
@@ -29,6 +29,7 @@ const refusalMessages: Readonly<Record<NacreChatRefusalReason, string>> = {
   regenerate:
     "Only an unanswered message can be answered again (after a problem); this answer is in the chat's log. Send a new message instead.",
   "nothing-to-send": "The last message is neither a new message of the person nor tool results to send.",
+  "no-compact": "This engine keeps no transcript of its own, so /compact has nothing to summarise.",
 };
 
 /** One turn for the engine, read from what `useChat` sends. */
@@ -47,7 +48,9 @@ export type NacreTurnPlan =
       readonly toolResults: readonly ToolResultPart[];
     }
   /** Answers the person's message at `seq` again; honest only while it is the log's last message. */
-  | { readonly kind: "retry"; readonly seq: number; readonly text: string };
+  | { readonly kind: "retry"; readonly seq: number; readonly text: string }
+  /** `/compact [what to keep]`: the engine's fold on request, never a message to the model; `seq` is the log's next. */
+  | { readonly kind: "compact"; readonly seq: number; readonly keep?: string };
 
 /** What the transport and the route read of a `useChat` request. */
 export interface NacreTurnRequest {
@@ -71,7 +74,13 @@ export function planNacreTurn(request: NacreTurnRequest): NacreTurnPlan {
     if (message.role !== "user") throw new NacreChatRefusedError("regenerate");
     return { kind: "retry", seq: message.metadata?.seq ?? seq, text: textOf(message) };
   }
-  if (message.role === "user") return { kind: "message", seq, text: textOf(message), attachments: picturesOf(message) };
+  if (message.role === "user") {
+    const text = textOf(message);
+    const attachments = picturesOf(message);
+    const command = attachments.length === 0 ? parseCompactCommand(text) : null;
+    if (command) return { kind: "compact", seq, ...command };
+    return { kind: "message", seq, text, attachments };
+  }
   if (message.role === "assistant" && message.metadata) {
     const toolResults = newToolResults(message);
     if (toolResults.length > 0) return { kind: "tool-results", seq, answers: message.metadata.seq, toolResults };

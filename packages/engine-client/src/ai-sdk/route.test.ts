@@ -3,7 +3,10 @@ import { DefaultChatTransport } from "ai";
 import { type Server, serve } from "srvx";
 import { afterEach, describe, expect, it } from "vitest";
 import { messageText } from "../messages.js";
-import { type NacreChatRequestBody, nacreSendMessagesRequest } from "./request-body.js";
+import { createEngineHandler } from "../server/handler.js";
+import { createInProcessRunningTurns } from "../server/running-turns.js";
+import { nacreDivider } from "./chat-messages.js";
+import { type NacreChatRequestBody, nacreChatFetch, nacreSendMessagesRequest } from "./request-body.js";
 import { createNacreChatRoute } from "./route.js";
 import { TestChat, textOf } from "./testing/test-chat.js";
 import type { NacreUIMessage } from "./ui-message.js";
@@ -11,6 +14,8 @@ import type { NacreUIMessage } from "./ui-message.js";
 interface RouteUnderTest {
   readonly setup: ApiEngineUnderTest;
   readonly url: string;
+  /** The wire protocol's handler, mounted beside the route on the same running turns. */
+  readonly engineUrl: string;
   /** The bodies the page sent, parsed. */
   readonly sent: NacreChatRequestBody[];
   chat(id: string, messages?: NacreUIMessage[]): TestChat;
@@ -28,8 +33,17 @@ afterEach(async () => {
 /** The route on the API engine over the fake provider, on loopback, and `useChat`'s HTTP transport to it. */
 async function routeUnderTest(turns: readonly ContractTurn[]): Promise<RouteUnderTest> {
   const setup = await apiEngineUnderTest(turns);
+  const runningTurns = createInProcessRunningTurns();
+  const route = createNacreChatRoute(setup.engine, { runningTurns, userId: () => "me" });
+  const engineHandler = createEngineHandler({
+    basePath: "/api/engine",
+    engineFor: () => setup.engine,
+    authorize: () => ({ userId: "me" }),
+    runningTurns,
+  });
   const server = serve({
-    fetch: createNacreChatRoute(setup.engine),
+    fetch: (request) =>
+      new URL(request.url).pathname.startsWith("/api/engine/") ? engineHandler(request) : route(request),
     port: 0,
     hostname: "127.0.0.1",
     silent: true,
@@ -38,16 +52,18 @@ async function routeUnderTest(turns: readonly ContractTurn[]): Promise<RouteUnde
   await server.ready();
   running = { server, setup };
   const url = new URL("/api/chat", server.url as string).href;
+  const engineUrl = new URL("/api/engine", server.url as string).href;
   const sent: NacreChatRequestBody[] = [];
   const recordingFetch: typeof fetch = async (input, init) => {
     if (typeof init?.body === "string") sent.push(JSON.parse(init.body) as NacreChatRequestBody);
-    return fetch(input, init);
+    return nacreChatFetch(input, init);
   };
   const load = async (id: string) =>
     ((await (await fetch(`${url}?id=${id}`)).json()) as { messages: NacreUIMessage[] }).messages;
   return {
     setup,
     url,
+    engineUrl,
     sent,
     load,
     chat: (id, messages = []) =>
@@ -140,7 +156,8 @@ describe("createNacreChatRoute behind useChat's HTTP transport (real HTTP on loo
     await chat.stop();
     await sending;
 
-    // The server's turn ends once the request is gone; the page then reads the chat as the log keeps it.
+    // The stop's own request ends the server's turn; the page then reads the chat as the log keeps it.
+    expect((await fetch(`${route.url}/stop/stream`)).status).toBe(204);
     await expect.poll(async () => (await route.log("stop")).at(-1), { timeout: 20_000 }).toMatch(/^1 assistant A long/);
     const kept = (await route.log("stop")).at(-1) ?? "";
     expect(kept.length).toBeLessThan("1 assistant ".length + "A long story. ".repeat(300).length);
@@ -159,7 +176,85 @@ describe("createNacreChatRoute behind useChat's HTTP transport (real HTTP on loo
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ type: "urn:conch:problem:invalid-body" });
-    // useChat's reconnect: a closed request stopped its turn, so nothing runs to resume.
+    // useChat's reconnect with nothing running: nothing to resume.
     expect((await fetch(`${route.url}/bad/stream`)).status).toBe(204);
+  });
+
+  it("should keep a turn running when its request drops (a reload) and resume it whole, each part once", async () => {
+    const story = "A long story. ".repeat(300);
+    const route = await routeUnderTest([{ reply: story, slow: true }, { reply: "Next." }]);
+    // A page that goes away: its request closes, and nothing asks the route to stop.
+    const leaving = new TestChat({
+      id: "reload",
+      transport: new DefaultChatTransport({
+        api: route.url,
+        prepareSendMessagesRequest: nacreSendMessagesRequest,
+      }),
+    });
+    const sending = leaving.sendMessage({ text: "Tell me a story" });
+    await expect.poll(() => textOf(leaving.messages[1]).length, { timeout: 20_000 }).toBeGreaterThan(0);
+    await leaving.stop();
+    await sending;
+
+    // The running turn is the wire protocol's too: a second writer there is refused.
+    const wireTurn = await fetch(`${route.engineUrl}/chats/reload/turns`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ seq: 1, text: "From elsewhere" }),
+    });
+    expect(wireTurn.status).toBe(409);
+    // And the wire protocol's events endpoint reads it from its turn-start.
+    const events = await fetch(`${route.engineUrl}/chats/reload/events`);
+    expect(events.status).toBe(200);
+    const reader = (events.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let read = "";
+    while (!read.includes("turn-start")) {
+      const next = await reader.read();
+      if (next.done) break;
+      read += decoder.decode(next.value, { stream: true });
+    }
+    await reader.cancel();
+    expect(read).toContain("turn-start");
+
+    const reloaded = route.chat("reload", await route.load("reload"));
+    await reloaded.resumeStream();
+    expect(reloaded.chatState.error).toBeUndefined();
+    expect(reloaded.messages.map((message) => [message.id, textOf(message)])).toEqual([
+      ["nacre-user-0", "Tell me a story"],
+      ["nacre-answer-0", story],
+    ]);
+    expect(await route.log("reload")).toEqual(["0 user Tell me a story", `1 assistant ${story}`]);
+    expect((await fetch(`${route.url}/reload/stream`)).status).toBe(204);
+
+    await reloaded.sendMessage({ text: "Next" });
+    expect((await route.log("reload")).slice(2)).toEqual(["2 user Next", "3 assistant Next."]);
+  });
+
+  it("should run /compact as the engine's fold, never a message, and show it as the fold part", async () => {
+    const route = await routeUnderTest([{ reply: "One." }, { reply: "Two." }, { reply: "Three." }, { reply: "Four." }]);
+    const chat = route.chat("compact");
+    for (const text of ["First", "Second", "Third"]) await chat.sendMessage({ text });
+    const before = await route.log("compact");
+
+    await chat.sendMessage({ text: "/compact the numbers" });
+    expect(chat.chatState.error).toBeUndefined();
+    const folds = chat.messages.flatMap((message) =>
+      message.parts.flatMap((part) => (part.type === "data-nacre-fold" ? [part.data] : [])),
+    );
+    expect(folds).toHaveLength(1);
+    expect(folds[0]).toMatchObject({ status: "compacted", reason: "manual" });
+    // The divider before the newest turn, which the fold kept.
+    const dividerBefore = nacreDivider(chat.messages)?.beforeMessageId;
+    expect(textOf(chat.messages.find((message) => message.id === dividerBefore))).toBe("Third");
+    // The log keeps no message for the command; the model never saw it.
+    expect(await route.log("compact")).toEqual(before);
+    expect((await route.setup.engine.loadChat("compact")).summary?.reason).toBe("manual");
+
+    await chat.sendMessage({ text: "Fourth" });
+    expect(chat.chatState.error).toBeUndefined();
+    expect((await route.log("compact")).slice(6)).toEqual(["6 user Fourth", "7 assistant Four."]);
+    const loaded = await route.load("compact");
+    expect(nacreDivider(loaded)?.beforeMessageId).toBe("nacre-user-4");
   });
 });

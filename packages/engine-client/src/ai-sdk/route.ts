@@ -1,11 +1,24 @@
 import { createUIMessageStreamResponse } from "ai";
 import { z } from "zod";
 import type { Engine } from "../engine.js";
+import { assertSafeChatId, InvalidChatIdError } from "../errors.js";
+import type { EngineEvent } from "../events.js";
+import { startLeasedTurn } from "../server/leased-turn.js";
 import { type ProblemAnswer, problem, turnRefusalProblem } from "../server/problems.js";
+import { type ChatKey, createInProcessRunningTurns, type RunningTurns } from "../server/running-turns.js";
 import { nacreChatMessages } from "./chat-messages.js";
-import { checkRetry, NacreChatRefusedError, planNacreTurn } from "./plan-turn.js";
-import { runPlannedTurn } from "./transport.js";
+import { startCompact } from "./compact.js";
+import { turnToUIMessageStream } from "./map-turn.js";
+import { checkRetry, NacreChatRefusedError, type NacreTurnPlan, planNacreTurn } from "./plan-turn.js";
+import { answersOf, type NacreTurnOfPlan, runPlannedTurn, turnFields } from "./transport.js";
 import type { NacreUIMessage } from "./ui-message.js";
+
+/** Where the route's turns run, shared with the wire protocol's handler (`createEngineHandler({ runningTurns })`). */
+export interface NacreRunningTurns {
+  readonly runningTurns: RunningTurns;
+  /** The signed-in person: the same chat id of two people names two chats. */
+  readonly userId: string;
+}
 
 /** Options of {@link nacreChatResponse}. */
 export interface NacreChatResponseOptions {
@@ -16,17 +29,23 @@ export interface NacreChatResponseOptions {
   readonly seq: number;
   readonly trigger?: "submit-message" | "regenerate-message";
   readonly messageId?: string;
-  /** The request's signal: `useChat`'s stop aborts the request, and so the turn. */
+  /**
+   * With them, the turn runs under the chat's lease and outlives the request: a reload resumes it (the route's
+   * `GET …/{chatId}/stream`, or the wire protocol's `GET /chats/{id}/events`), and only an explicit stop
+   * (`…/{chatId}/stop`, or the wire protocol's abort) ends it. Without them the request's signal stops the turn.
+   */
+  readonly turns?: NacreRunningTurns;
+  /** The request's signal: it stops reading, and, without `turns`, the turn itself. */
   readonly signal?: AbortSignal;
 }
 
 /**
  * Runs the turn on the server's engine and answers with the UI message stream. A stale seq or a busy chat is
  * the wire protocol's 409 `application/problem+json` (with `nextSeq`), an edit or a dishonest regenerate a 400,
- * all before anything is written.
+ * all before anything is written. `/compact [what to keep]` folds the chat instead of reaching the model.
  */
 export async function nacreChatResponse(options: NacreChatResponseOptions): Promise<Response> {
-  const { engine, chatId, signal } = options;
+  const { engine, chatId, signal, turns } = options;
   try {
     const plan = planNacreTurn({
       trigger: options.trigger ?? "submit-message",
@@ -35,26 +54,95 @@ export async function nacreChatResponse(options: NacreChatResponseOptions): Prom
       seq: options.seq,
     });
     if (plan.kind === "retry") await checkRetry(engine, chatId, plan.seq, signal);
-    const stream = runPlannedTurn(engine, chatId, plan, signal);
-    // Read up to the first chunk, so that a turn refused at its start is a problem response, not a broken stream.
-    const reader = stream.getReader();
-    const first = await reader.read();
-    const rest = new ReadableStream({
-      start(controller) {
-        if (first.done) controller.close();
-        else controller.enqueue(first.value);
-      },
-      async pull(controller) {
-        const next = await reader.read();
-        if (next.done) controller.close();
-        else controller.enqueue(next.value);
-      },
-      cancel: (reason) => reader.cancel(reason),
-    });
-    return createUIMessageStreamResponse({ stream: rest });
+    if (plan.kind === "compact") return await compactResponse(engine, chatId, plan, turns);
+    if (turns) return await leasedTurnResponse(engine, { userId: turns.userId, chatId }, plan, turns, signal);
+    return await firstChunkChecked(runPlannedTurn(engine, chatId, plan, signal));
   } catch (error) {
     return problemResponse(answerFor(error));
   }
+}
+
+/** The turn under the chat's lease; the response follows its recorded events, which a reload follows again. */
+async function leasedTurnResponse(
+  engine: Engine,
+  key: ChatKey,
+  plan: NacreTurnOfPlan,
+  { runningTurns }: NacreRunningTurns,
+  signal: AbortSignal | undefined,
+): Promise<Response> {
+  const lease = await startLeasedTurn(
+    runningTurns,
+    key,
+    engine,
+    { seq: plan.seq, ...turnFields(plan) },
+    // What fails past the first event ends the turn with a problem its followers read; nothing else to tell.
+    { onError: () => undefined },
+  );
+  if (!lease) return problemResponse(problem("busy", 409));
+  return createUIMessageStreamResponse({
+    stream: turnToUIMessageStream(followTurn(runningTurns, key, lease.startCursor, signal), answersOf(plan)),
+  });
+}
+
+async function compactResponse(
+  engine: Engine,
+  chatId: string,
+  plan: Extract<NacreTurnPlan, { kind: "compact" }>,
+  turns: NacreRunningTurns | undefined,
+): Promise<Response> {
+  // A fold holds the chat as a turn would: a turn started meanwhile (here or through the wire protocol) is a 409.
+  const lease = turns ? await turns.runningTurns.tryAcquire({ userId: turns.userId, chatId }, "compact") : null;
+  if (turns && !lease) return problemResponse(problem("busy", 409));
+  const { stream, done } = startCompact(engine, chatId, plan, {
+    ...(lease
+      ? {
+          abortSignal: lease.abortSignal,
+          onEvent: (event: EngineEvent) => void lease.record(event).catch(() => undefined),
+        }
+      : {}),
+  });
+  void done.finally(() => lease?.release()).catch(() => undefined);
+  return firstChunkChecked(stream);
+}
+
+/** The chat's running turn as recorded from `after` on, up to its `turn-end` or until `signal` aborts. */
+async function* followTurn(
+  runningTurns: RunningTurns,
+  key: ChatKey,
+  after: string | null,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<EngineEvent> {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  signal?.addEventListener("abort", stop, { once: true });
+  try {
+    for await (const { event } of runningTurns.follow(key, after, controller.signal)) {
+      yield event;
+      if (event.type === "turn-end") return;
+    }
+  } finally {
+    signal?.removeEventListener("abort", stop);
+    controller.abort();
+  }
+}
+
+/** Reads up to the first chunk, so that a turn refused at its start is a problem response, not a broken stream. */
+async function firstChunkChecked<T>(stream: ReadableStream<T>): Promise<Response> {
+  const reader = stream.getReader();
+  const first = await reader.read();
+  const rest = new ReadableStream<T>({
+    start(controller) {
+      if (first.done) controller.close();
+      else controller.enqueue(first.value);
+    },
+    async pull(controller) {
+      const next = await reader.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return createUIMessageStreamResponse({ stream: rest as ReadableStream<never> });
 }
 
 /** The body's shape; the message's parts are checked by what reads them. Made when first needed (a page never does). */
@@ -72,22 +160,73 @@ const requestBodySchema = () =>
     }),
   });
 
+/** Options of {@link createNacreChatRoute}. */
+export interface NacreChatRouteOptions {
+  /**
+   * Where turns run: pass the wire protocol handler's, so that both see one running turn per chat (its events
+   * endpoint resumes the route's turns, its abort stops them). Default: the route's own, in this process.
+   */
+  readonly runningTurns?: RunningTurns;
+  /** The signed-in person of a request (your session's); the same as the wire protocol handler's `authorize`. */
+  readonly userId?: (request: Request) => string | Promise<string>;
+}
+
 /**
- * A whole route for `useChat` on a server engine: `POST` runs a turn (the body of {@link nacreSendMessagesRequest}),
- * `GET ?id=` answers `{ messages }` for `useChat`'s first messages, `GET …/{chatId}/stream` 204 (nothing to resume). Mount it after your own sign-in check; the
- * engine's chat ids are the route's.
+ * A whole route for `useChat` on a server engine, `{api}` being where it is mounted:
+ * - `POST {api}` runs a turn (the body of {@link nacreSendMessagesRequest}) that outlives the request: closing a
+ *   connection (a reload) never stops a turn;
+ * - `GET {api}/{chatId}/stream` resumes the chat's running turn from its start (`useChat({ resume: true })`), 204
+ *   when none runs;
+ * - `POST {api}/{chatId}/stop` stops it, answering once it has ended (what `nacreChatFetch` sends on `stop()`);
+ * - `GET {api}?id=` answers `{ messages }` for `useChat`'s first messages.
+ *
+ * Mount it after your own sign-in check; the engine's chat ids are the route's.
  */
-export function createNacreChatRoute(engine: Engine): (request: Request) => Promise<Response> {
+export function createNacreChatRoute(
+  engine: Engine,
+  options: NacreChatRouteOptions = {},
+): (request: Request) => Promise<Response> {
+  const runningTurns = options.runningTurns ?? createInProcessRunningTurns();
+  const userIdOf = options.userId ?? (() => "anonymous");
   return async (request) => {
+    const url = new URL(request.url);
+    const action = /\/([^/]+)\/(stream|stop)$/.exec(url.pathname);
+    if (action) {
+      let key: ChatKey;
+      try {
+        const chatId = decodeURIComponent(action[1] as string);
+        assertSafeChatId(chatId);
+        key = { userId: await userIdOf(request), chatId };
+      } catch (error) {
+        if (error instanceof URIError || InvalidChatIdError.isInstance(error)) {
+          return problemResponse(problem("invalid-chat-id", 400));
+        }
+        throw error;
+      }
+      if (action[2] === "stream") {
+        if (request.method !== "GET") return problemResponse(problem("method-not-allowed", 405, {}, { allow: "GET" }));
+        return resumeResponse(runningTurns, key, request.signal);
+      }
+      if (request.method !== "POST") return problemResponse(problem("method-not-allowed", 405, {}, { allow: "POST" }));
+      const stopped = await runningTurns.requestAbort(key);
+      // Answer once the turn has ended (with its `turn-end`), or after 10 s at most, as the wire protocol's abort.
+      if (stopped) await runningTurns.settled(key, AbortSignal.timeout(10_000)).catch(() => undefined);
+      return Response.json({ stopped }, { headers: { "cache-control": "no-store" } });
+    }
     if (request.method === "GET") {
-      const url = new URL(request.url);
-      // `DefaultChatTransport.reconnectToStream` asks `{api}/{chatId}/stream`: nothing runs to resume here, since
-      // a closed request (a reload, like the stop button) stops its turn; what it wrote is in the loaded chat.
-      if (url.pathname.endsWith("/stream")) return new Response(null, { status: 204 });
       const chatId = url.searchParams.get("id");
       if (!chatId) return problemResponse(problem("bad-request", 400, { detail: "Name the chat: ?id=" }));
       try {
-        const messages = nacreChatMessages(await engine.loadChat(chatId, { abortSignal: request.signal }));
+        // As the wire protocol's chat page: read the activity first, and while a turn runs stop the snapshot at
+        // its opening message, since resuming replays the rest from its turn-start, each part once.
+        const activity = await runningTurns.activity({ userId: await userIdOf(request), chatId });
+        const snapshot = await engine.loadChat(chatId, { abortSignal: request.signal });
+        const turnSeq = activity.running ? activity.turnSeq : null;
+        const messages = nacreChatMessages(
+          turnSeq === null
+            ? snapshot
+            : { ...snapshot, messages: snapshot.messages.filter((message) => message.seq <= turnSeq), problem: null },
+        );
         return Response.json({ messages }, { headers: { "cache-control": "no-store" } });
       } catch (error) {
         return problemResponse(answerFor(error));
@@ -117,9 +256,19 @@ export function createNacreChatRoute(engine: Engine): (request: Request) => Prom
       seq: body.seq,
       trigger: body.trigger,
       ...(body.messageId !== undefined ? { messageId: body.messageId } : {}),
+      turns: { runningTurns, userId: await userIdOf(request) },
       signal: request.signal,
     });
   };
+}
+
+/** The chat's running turn from its `turn-start`, each event once, then live; 204 when none runs. */
+async function resumeResponse(runningTurns: RunningTurns, key: ChatKey, signal: AbortSignal): Promise<Response> {
+  const activity = await runningTurns.activity(key);
+  if (!activity.running) return new Response(null, { status: 204, headers: { "cache-control": "no-store" } });
+  return createUIMessageStreamResponse({
+    stream: turnToUIMessageStream(followTurn(runningTurns, key, activity.cursor, signal)),
+  });
 }
 
 function answerFor(error: unknown): ProblemAnswer {

@@ -7,7 +7,7 @@ import {
 } from "@conch/fake-provider";
 import { lastAssistantMessageIsCompleteWithToolCalls } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Engine } from "../engine.js";
+import { type Engine, hasContext } from "../engine.js";
 import { TurnSequenceError } from "../errors.js";
 import { messageText } from "../messages.js";
 import { nacreChatMessages, nacreDivider, nacreMessageSeqs } from "./chat-messages.js";
@@ -43,6 +43,30 @@ function chatOn(engine: Engine, id: string, messages: NacreUIMessage[] = [], onD
 }
 
 describe.each(setups)("createNacreTransport on %s", (_name, make) => {
+  it("should fold on /compact, never sending it to the model, and keep the next seq from the log", async () => {
+    const { engine } = await setUp(make([{ reply: "One." }, { reply: "Two." }, { reply: "Three." }]));
+    const chat = chatOn(engine, "compact");
+    await chat.sendMessage({ text: "First" });
+    await chat.sendMessage({ text: "Second" });
+    const before = await logOf(engine, "compact");
+
+    await chat.sendMessage({ text: "  /compact the numbers " });
+    expect(await logOf(engine, "compact")).toEqual(before);
+    if (!hasContext(engine)) {
+      expect(NacreChatRefusedError.isInstance(chat.chatState.error)).toBe(true);
+      return;
+    }
+    expect(chat.chatState.error).toBeUndefined();
+    const fold = chat.messages.at(-1)?.parts.find((part) => part.type === "data-nacre-fold");
+    expect(fold?.data).toMatchObject({ status: "compacted", reason: "manual" });
+    expect(textOf(chat.messages.find((message) => message.id === nacreDivider(chat.messages)?.beforeMessageId))).toBe(
+      "Second",
+    );
+    await chat.sendMessage({ text: "Third" });
+    expect(chat.chatState.error).toBeUndefined();
+    expect((await logOf(engine, "compact")).slice(4)).toEqual(["4 user Third", "5 assistant Three."]);
+  });
+
   it("should take each seq from the log, and show the same chat after a reload", async () => {
     const { engine, another } = await setUp(make([{ reply: "Hello." }, { reply: "Fine, thanks." }, { reply: "Bye." }]));
     const chat = chatOn(engine, "two");

@@ -2,6 +2,7 @@ import type { ChatTransport } from "ai";
 import { type Channel, createChannel } from "../channel.js";
 import type { Engine, TurnInput, TurnStream } from "../engine.js";
 import type { EngineEvent } from "../events.js";
+import { startCompact } from "./compact.js";
 import { type NacreUIMessageChunk, type TurnChunkMapperOptions, turnToUIMessageStream } from "./map-turn.js";
 import { checkRetry, type NacreTurnPlan, nacreTurnRequest, planNacreTurn } from "./plan-turn.js";
 import type { NacreUIMessage } from "./ui-message.js";
@@ -42,6 +43,11 @@ export function createNacreTransport(engine: Engine): ChatTransport<NacreUIMessa
       const seq = trigger === "submit-message" ? Math.max(request.seq, (previous?.lastSeq ?? -1) + 1) : request.seq;
       const plan = planNacreTurn({ ...request, seq });
       if (plan.kind === "retry") await checkRetry(engine, chatId, plan.seq, abortSignal);
+      if (plan.kind === "compact") {
+        const compact = startCompact(engine, chatId, plan, { abortSignal });
+        remember(chatId, compact.done);
+        return compact.stream as ReadableStream<never>;
+      }
       const turn = startPlannedTurn(engine, chatId, plan, abortSignal);
       remember(chatId, turn.done);
       return turnToUIMessageStream(turn, answersOf(plan)) as ReadableStream<never>;
@@ -107,11 +113,14 @@ function follow(engine: Engine & { isAnswering(chatId: string): boolean }): Foll
   return followed;
 }
 
+/** A plan that is a turn of the engine (a `/compact` is not). */
+export type NacreTurnOfPlan = Exclude<NacreTurnPlan, { kind: "compact" }>;
+
 /** Starts the planned turn and maps its events; shared by the transport and the route. */
 export function runPlannedTurn(
   engine: Engine,
   chatId: string,
-  plan: NacreTurnPlan,
+  plan: NacreTurnOfPlan,
   abortSignal: AbortSignal | undefined,
 ): ReadableStream<NacreUIMessageChunk> {
   return turnToUIMessageStream(startPlannedTurn(engine, chatId, plan, abortSignal), answersOf(plan));
@@ -120,17 +129,17 @@ export function runPlannedTurn(
 function startPlannedTurn(
   engine: Engine,
   chatId: string,
-  plan: NacreTurnPlan,
+  plan: NacreTurnOfPlan,
   abortSignal: AbortSignal | undefined,
 ): TurnStream {
   return engine.sendTurn({ chatId, seq: plan.seq, ...(abortSignal ? { abortSignal } : {}), ...turnFields(plan) });
 }
 
-function answersOf(plan: NacreTurnPlan): TurnChunkMapperOptions {
+export function answersOf(plan: NacreTurnOfPlan): TurnChunkMapperOptions {
   return plan.kind === "tool-results" ? { answers: plan.answers } : {};
 }
 
-function turnFields(plan: NacreTurnPlan): Pick<TurnInput, "text" | "attachments" | "toolResults" | "retry"> {
+export function turnFields(plan: NacreTurnOfPlan): Pick<TurnInput, "text" | "attachments" | "toolResults" | "retry"> {
   switch (plan.kind) {
     case "message":
       return { text: plan.text, ...(plan.attachments.length > 0 ? { attachments: plan.attachments } : {}) };

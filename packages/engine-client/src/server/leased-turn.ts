@@ -1,0 +1,78 @@
+import type { Engine, TurnInput, TurnStream } from "../engine.js";
+import type { EngineEvent } from "../events.js";
+import { emptyUsage, type Usage } from "../messages.js";
+import type { ChatKey, ChatLease, RunningTurns } from "./running-turns.js";
+
+/** What a leased turn tells its caller while it runs. */
+export interface LeasedTurnHooks {
+  /** The turn's `turn-end` was recorded. */
+  readonly onTurnEnd?: (usage: Usage) => void;
+  /** The engine failed while recording; the turn still ends for every follower. */
+  readonly onError: (error: unknown) => void;
+}
+
+/**
+ * Runs a turn under the chat's lease, so that its events are the chat's running turn (what `GET …/events`
+ * resumes and `POST …/abort` stops) whatever happens to the connection that started it. Null when another
+ * holds the lease (a 409 for the caller); throws, with the lease given up, when the turn fails before its first
+ * event (a stale seq): nothing was written then.
+ */
+export async function startLeasedTurn(
+  turns: RunningTurns,
+  key: ChatKey,
+  engine: Engine,
+  input: Omit<TurnInput, "chatId" | "abortSignal">,
+  hooks: LeasedTurnHooks,
+): Promise<ChatLease | null> {
+  const lease = await turns.tryAcquire(key, "turn");
+  if (!lease) return null;
+  let iterator: AsyncIterator<EngineEvent>;
+  let first: IteratorResult<EngineEvent>;
+  try {
+    const stream: TurnStream = engine.sendTurn({ ...input, chatId: key.chatId, abortSignal: lease.abortSignal });
+    // Read through the iterator below; `done` must not be left to reject unobserved.
+    stream.done.catch(() => undefined);
+    iterator = stream[Symbol.asyncIterator]();
+    first = await iterator.next();
+    if (first.done) throw new Error("The engine's turn ended without an event");
+  } catch (error) {
+    await lease.release();
+    throw error;
+  }
+  void pump(lease, first.value, iterator, input.seq, key.chatId, hooks);
+  return lease;
+}
+
+/** Records every event of the turn in order, then gives the chat's lease up. */
+async function pump(
+  lease: ChatLease,
+  first: EngineEvent,
+  iterator: AsyncIterator<EngineEvent>,
+  seq: number,
+  chatId: string,
+  hooks: LeasedTurnHooks,
+): Promise<void> {
+  let ended = false;
+  try {
+    let next: IteratorResult<EngineEvent> = { done: false, value: first };
+    while (!next.done) {
+      const event = next.value;
+      await lease.record(event);
+      if (event.type === "turn-end") {
+        ended = true;
+        hooks.onTurnEnd?.(event.usage);
+      }
+      next = await iterator.next();
+    }
+  } catch (error) {
+    hooks.onError(error);
+  } finally {
+    // An engine that failed without its `turn-end` still ends the turn for every follower.
+    if (!ended) {
+      await lease
+        .record({ type: "turn-end", chatId, seq, status: "problem", usage: emptyUsage })
+        .catch(() => undefined);
+    }
+    await lease.release();
+  }
+}

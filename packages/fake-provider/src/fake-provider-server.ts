@@ -27,6 +27,7 @@ import {
   classifyRequest,
   corsHeadersFor,
   defaultCountTokens,
+  isJson,
 } from "./fake-request-reading.js";
 import {
   malformedStreamPiece,
@@ -66,15 +67,6 @@ function resolveRefusal(refusal: FakeRefusal): { status: number; body: string } 
   } else if (typeof refusal === "string") entry = firstTooLongBody(refusal);
   else entry = refusal;
   return { status: entry.status ?? 400, body: entry.body };
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

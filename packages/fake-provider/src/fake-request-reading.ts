@@ -173,3 +173,13 @@ export function corsHeadersFor(cors: boolean, req: IncomingMessage): Record<stri
     ...(req.headers["access-control-request-private-network"] && { "access-control-allow-private-network": "true" }),
   };
 }
+
+/** Whether the text parses as JSON. */
+export function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -26,15 +26,22 @@ function messageAt(seq: number): ChatMessage {
   return { seq, role: seq % 2 === 0 ? "user" : "assistant", parts: [{ type: "text", text }], createdAt: seq };
 }
 
-/** What a turn writes: the person's message, the answer, and the transcript replaced whole (as the engine does). */
+/**
+ * What a turn writes, as the engine does: the person's message, then the answer with the transcript replaced
+ * whole, in one transaction when the store has `writeTurn` (Postgres, PGlite), else as two calls (the file store).
+ */
 async function appendTurn(store: ChatStore, chatId: string, log: ChatMessage[]): Promise<void> {
   const question = messageAt(log.length);
   await store.appendLog(chatId, [question]);
   log.push(question);
   const answer = messageAt(log.length);
-  await store.appendLog(chatId, [answer]);
+  const file = buildTranscriptFile({ id: chatId, kept: [...log, answer].slice(-keptLength), factor: 1.1 });
+  if (store.writeTurn) await store.writeTurn(chatId, [answer], file);
+  else {
+    await store.appendLog(chatId, [answer]);
+    await store.writeTranscript(chatId, file);
+  }
   log.push(answer);
-  await store.writeTranscript(chatId, buildTranscriptFile({ id: chatId, kept: log.slice(-keptLength), factor: 1.1 }));
 }
 
 async function load(store: ChatStore, chatId: string): Promise<void> {
@@ -135,8 +142,9 @@ export const storeSection: BenchSection = {
               name === "file" ? "1" : ratio(name, "loadMs").toFixed(2),
             ]),
             notes: [
-              "A turn: two appendLog calls (the person's message, the answer) and the transcript replaced whole " +
-                `(${keptLength} kept messages), as the engine writes it. Loading: readLog and readTranscript together.`,
+              "A turn, as the engine writes it: appendLog (the person's message), then the answer and the transcript " +
+                `replaced whole (${keptLength} kept messages): one writeTurn transaction on PGlite and Postgres, ` +
+                "appendLog and writeTranscript on the file store. Loading: readLog and readTranscript together.",
               `Loading the chat from Postgres: ${postgresLoad.toFixed(1)} ms, ` +
                 `${postgresLoad < loadBoundMs ? "under" : "OVER"} the ${loadBoundMs} ms bound.`,
               `Postgres: ${server.external ? "DATABASE_URL" : "a throwaway local cluster (fsync off, as for the tests)"}; ` +

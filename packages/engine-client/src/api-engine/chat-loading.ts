@@ -76,9 +76,39 @@ export async function loadChatRuntime(
 
 /** Writes the chat's transcript: `kept` and the engine's own fields. */
 export async function saveTranscript(parts: EngineParts, rt: ChatRuntime, kept: readonly ChatMessage[]): Promise<void> {
+  const file = transcriptFileOf(parts, rt, kept);
+  await parts.store.writeTranscript(rt.chatId, file);
+  rt.file = file;
+}
+
+/**
+ * Whether a turn's writes go in one transaction: its answer, and the transcript with what the turn changed
+ * (a fold's summary), together. A fold in such a turn leaves its transcript to be written with the answer.
+ */
+export function savesTurnsWhole(parts: EngineParts): boolean {
+  return parts.store.writeTurn !== undefined;
+}
+
+/**
+ * Stores a turn's answer: with the transcript (`kept`, the answer last) in one transaction when the store can,
+ * else appended to the log, the transcript being written as the turn ends. Throws, storing nothing, on failure.
+ */
+export async function storeAnswer(
+  parts: EngineParts,
+  rt: ChatRuntime,
+  answer: ChatMessage,
+  kept: readonly ChatMessage[],
+): Promise<void> {
+  if (!parts.store.writeTurn) return parts.store.appendLog(rt.chatId, [answer]);
+  const file = transcriptFileOf(parts, rt, kept);
+  await parts.store.writeTurn(rt.chatId, [answer], file);
+  rt.file = file;
+}
+
+function transcriptFileOf(parts: EngineParts, rt: ChatRuntime, kept: readonly ChatMessage[]): TranscriptFile {
   const fields = engineFields(rt);
   // The engine's own fields ride on `previous`, which buildTranscriptFile carries over.
-  const file = buildTranscriptFile({
+  return buildTranscriptFile({
     id: rt.chatId,
     kept,
     previous: { ...rt.file, ...fields } as TranscriptFile,
@@ -87,8 +117,6 @@ export async function saveTranscript(parts: EngineParts, rt: ChatRuntime, kept: 
     ...(rt.summary ? { summary: rt.summary } : {}),
     ...(rt.factor ? { factor: rt.factor.factor } : {}),
   });
-  await parts.store.writeTranscript(rt.chatId, file);
-  rt.file = file;
 }
 
 /** The chats this engine has read, each loaded once and read again when another engine may have written. */

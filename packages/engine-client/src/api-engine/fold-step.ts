@@ -7,7 +7,7 @@ import { learnBeforeFold } from "../learning/learner.js";
 import { emptyUsage, type Usage } from "../messages.js";
 import { summariseFolded, summaryLeftOutNote } from "../summarise/summariser.js";
 import type { ChatCache } from "./chat-loading.js";
-import { saveTranscript } from "./chat-loading.js";
+import { savesTurnsWhole, saveTranscript } from "./chat-loading.js";
 import { type ChatRuntime, keptFromLog } from "./chat-state.js";
 import type { EngineParts } from "./engine-parts.js";
 import { planFor, type Sizing } from "./sizing.js";
@@ -102,7 +102,8 @@ export async function applyFold(context: FoldContext, input: FoldInput): Promise
   const summary = summaryAfterFold(rt, planned, size, { text, writer, writerName, reason, at: parts.now() });
   rt.summary = summary;
   rt.fold = planned.state;
-  await saveTranscript(parts, rt, planned.kept);
+  // A turn's fold is written with its answer when the store writes turns whole (or as the turn ends, if none).
+  if (reason === "manual" || !savesTurnsWhole(parts)) await saveTranscript(parts, rt, planned.kept);
   send({ type: "compacted", chatId: rt.chatId, ...summary });
   startLearning(context, rt, planned.firstKeptSeq);
   return result.usage;

@@ -8,6 +8,7 @@ import type { TurnProblem } from "../problems.js";
 import type { FinishReason } from "../providers/provider-adapter.js";
 import { ProviderCallError } from "../providers/provider-call-error.js";
 import type { TooLongRefusal } from "../providers/recognise-too-long.js";
+import { storeAnswer } from "./chat-loading.js";
 import type { ChatRuntime } from "./chat-state.js";
 import type { EngineParts } from "./engine-parts.js";
 import type { TurnRequest } from "./request.js";
@@ -125,15 +126,16 @@ function sayWindowRaised(attempt: Attempt, raised: number | undefined): void {
   attempt.turn.send({ type: "health-note", chatId: rt.chatId, note });
 }
 
-/** Puts what the answer holds in the log and says `message-end`. */
+/** Puts what the answer holds in the log (with the transcript, when the store writes turns whole) and says `message-end`. */
 export async function keepAnswer(
   attempt: Pick<Attempt, "parts" | "rt" | "answer" | "tally">,
   finishReason: EngineEventOf<"message-end">["finishReason"],
 ): Promise<void> {
   const { parts, rt, answer, tally } = attempt;
   const message = answer.message(parts.now());
-  await parts.store.appendLog(rt.chatId, [message]);
+  const kept = [...tally.kept, message];
+  await storeAnswer(parts, rt, message, kept);
   rt.log.push(message);
-  tally.kept = [...tally.kept, message];
+  tally.kept = kept;
   answer.end(message, finishReason);
 }

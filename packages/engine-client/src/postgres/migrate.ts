@@ -83,6 +83,8 @@ const steps: readonly (readonly string[])[] = [
       add column turn_seq integer,
       add column abort_requested boolean not null default false`,
   ],
+  // When each running-turn event was stored: an ended turn's events stay a while for followers still reading them.
+  [`alter table conch_turn_events add column stored_at timestamptz not null default now()`],
 ];
 
 /** The schema version this code writes and reads. */

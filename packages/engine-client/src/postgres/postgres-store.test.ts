@@ -155,7 +155,12 @@ for (const [backend, open] of backends) {
     describe("given a chat written to", () => {
       it("should list the person's chats most recently changed first, and delete one whole", async () => {
         const store = storeFor(freshPerson());
-        for (const chatId of ["first", "second", "third"]) await store.appendLog(chatId, sampleLog().slice(0, 1));
+        // PGlite's clock counts whole milliseconds: two changes in one are equally recent (then listed by chat id).
+        const nextMillisecond = () => new Promise((resolve) => setTimeout(resolve, 2));
+        for (const chatId of ["first", "second", "third"]) {
+          await store.appendLog(chatId, sampleLog().slice(0, 1));
+          await nextMillisecond();
+        }
         await store.appendLog("first", sampleLog().slice(1, 2));
         expect((await store.listChats()).map((chat) => chat.chatId)).toEqual(["first", "third", "second"]);
         expect((await store.listChats({ limit: 1, offset: 1 })).map((chat) => chat.chatId)).toEqual(["third"]);

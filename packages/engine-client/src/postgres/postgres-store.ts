@@ -36,10 +36,7 @@ export interface PostgresChatStore extends ChatStore {
   /** The database it was given. */
   readonly db: SqlDatabase;
   readonly userId: string;
-  /**
-   * Appends a turn's messages and replaces the transcript in one transaction: both or neither. Same checks as
-   * `appendLog` and `writeTranscript`.
-   */
+  /** Appends a turn's messages and replaces the transcript in one transaction: both or neither. */
   writeTurn(chatId: string, messages: readonly ChatMessage[], file: TranscriptFile): Promise<void>;
   /** The person's chats, most recently changed first. */
   listChats(options?: { readonly limit?: number; readonly offset?: number }): Promise<StoredChat[]>;

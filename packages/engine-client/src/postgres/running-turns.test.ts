@@ -114,6 +114,27 @@ describe.each(backends)("the Postgres running turns on %s", (backend, open) => {
     });
   });
 
+  describe("given a follower still behind its turn when the next turn starts", () => {
+    it("should still give it every event of its own turn, then the next turn's", async () => {
+      const [a, b] = [instance(), instance()];
+      const chat = key();
+      const lease = (await a.tryAcquire(chat, "turn"))!;
+      const own = [
+        await lease.record(delta(chat.chatId, "mine")),
+        await lease.record({ type: "turn-end", chatId: chat.chatId, seq: 0, status: "done" } as EngineEvent),
+      ];
+      await lease.release();
+      // The next turn starts, on the other instance, before the first turn's follower has read anything.
+      const next = (await b.tryAcquire(chat, "turn"))!;
+      const theirs = await next.record(delta(chat.chatId, "theirs"));
+      expect(lease.startCursor).toBe("0");
+      expect(await collect(a, chat, lease.startCursor, 3)).toEqual([...own, theirs]);
+      // A follower from no cursor gets the latest turn only.
+      expect(await collect(a, chat, null, 1)).toEqual([theirs]);
+      await next.release();
+    });
+  });
+
   describe("given an instance that dies holding a chat", () => {
     it("should let another take the chat once the lease expires, and refuse the dead holder's late events", async () => {
       const dying = instance({ leaseMs: 900 });

@@ -22,6 +22,11 @@ export interface PostgresRunningTurnsOptions {
   readonly leaseMs?: number;
   /** How often followers and waiters look again when no NOTIFY came (a dropped connection). Default 1 s. */
   readonly pollMs?: number;
+  /**
+   * How long an ended turn's events stay once the next turn starts, for followers still reading them (a slow
+   * client, an instance under load): a follower never loses its own turn's events to the next turn. Default 60 s.
+   */
+  readonly keepEndedMs?: number;
   /** A name for this instance in `conch_leases.holder`. Default host-pid-random. */
   readonly holder?: string;
 }
@@ -48,6 +53,7 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
   const { db } = options;
   const leaseMs = options.leaseMs ?? 10_000;
   const pollMs = options.pollMs ?? 1000;
+  const keepEndedMs = options.keepEndedMs ?? 60_000;
   const holder = options.holder ?? `${process.pid}-${randomBytes(4).toString("hex")}`;
   const wakers = new Map<string, Set<Wake>>();
   const leases = new Map<string, { readonly turnId: string; readonly controller: AbortController }>();
@@ -108,21 +114,22 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
          expires_at = excluded.expires_at, purpose = excluded.purpose, start_cursor = excluded.start_cursor,
          turn_seq = null, abort_requested = false
        where conch_leases.expires_at < now()
-       returning start_cursor`,
+       returning start_cursor, xmax <> 0 as taken_over`,
       [key.userId, key.chatId, turnId, holder, leaseMs, purpose],
     );
     if (rows.length === 0) return null;
     await listen();
     if (purpose === "turn") {
-      // Only the running (or last) turn's events are kept: the previous turn's go when the next one starts.
-      await db.query("delete from conch_turn_events where user_id = $1 and chat_id = $2 and turn_id <> $3", [
-        key.userId,
-        key.chatId,
-        turnId,
-      ]);
+      // Earlier turns' events go once the next turn starts, but not while a follower may still be reading them;
+      // a turn whose holder died (its lease taken over) never ended, and its events go at once.
+      await db.query(
+        `delete from conch_turn_events where user_id = $1 and chat_id = $2 and turn_id <> $3
+         and ($5 or stored_at < now() - $4 * interval '1 millisecond')`,
+        [key.userId, key.chatId, turnId, keepEndedMs, rows[0]?.taken_over === true],
+      );
     }
-    const startNumber = Number(rows[0]?.start_cursor ?? 0);
-    return hold(key, purpose, turnId, startNumber > 0 ? String(startNumber) : null);
+    // "0" rather than null for a chat's first turn: null is "the latest turn", which may already be the next one.
+    return hold(key, purpose, turnId, String(rows[0]?.start_cursor ?? 0));
   }
 
   function hold(key: ChatKey, purpose: LeasePurpose, turnId: string, startCursor: string | null): ChatLease {
@@ -210,6 +217,17 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
     };
   }
 
+  /** Just before the latest turn's first event: a follower from no cursor sees that turn only, as in-process. */
+  async function latestTurnStart(key: ChatKey): Promise<string> {
+    const { rows } = await db.query(
+      `select coalesce(min(event_id) - 1, 0)::text as start from conch_turn_events
+       where user_id = $1 and chat_id = $2 and turn_id = (
+         select turn_id from conch_turn_events where user_id = $1 and chat_id = $2 order by event_id desc limit 1)`,
+      [key.userId, key.chatId],
+    );
+    return String(rows[0]?.start ?? "0");
+  }
+
   async function isHeld(key: ChatKey): Promise<boolean> {
     const { rows } = await db.query(
       "select 1 from conch_leases where user_id = $1 and chat_id = $2 and expires_at >= now()",
@@ -248,7 +266,7 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
       if (row?.purpose === "turn") {
         const start = Number(row.start_cursor ?? 0);
         const turnSeq = row.turn_seq === null || row.turn_seq === undefined ? null : Number(row.turn_seq);
-        return { running: true, cursor: start > 0 ? String(start) : null, turnSeq };
+        return { running: true, cursor: String(start), turnSeq };
       }
       const latest = Number(row?.latest ?? 0);
       return { running: false, cursor: latest > 0 ? String(latest) : null, turnSeq: null };
@@ -292,7 +310,7 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
   async function* follow(key: ChatKey, after: string | null, signal: AbortSignal): AsyncGenerator<NumberedEvent> {
     await checkSchema(db);
     await listen();
-    let last = after !== null && /^\d+$/.test(after) ? after : "0";
+    let last = after !== null && /^\d+$/.test(after) ? after : await latestTurnStart(key);
     const keyName = name(key);
     while (!signal.aborted) {
       // Asked for before reading, so an event stored in between wakes the next wait instead of being missed.

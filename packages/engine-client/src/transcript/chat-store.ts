@@ -42,4 +42,11 @@ export interface ChatStore {
   writeTranscript(chatId: string, file: TranscriptFile): Promise<void>;
   /** The stored transcript's size in bytes (its UTF-8 JSON), 0 when there is none; the engine folds past 8 MB. */
   transcriptBytes(chatId: string): Promise<number>;
+  /**
+   * Optional, for a store with transactions (the Postgres one): appends a turn's messages and replaces the
+   * transcript in one transaction, both or neither, with `appendLog`'s and `writeTranscript`'s checks. The API
+   * engine then stores a turn's answer with its transcript (and the summary a fold of that turn wrote) this way;
+   * without it, it appends the answer and writes the transcript as two calls.
+   */
+  writeTurn?(chatId: string, messages: readonly ChatMessage[], file: TranscriptFile): Promise<void>;
 }

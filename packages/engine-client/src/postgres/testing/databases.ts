@@ -55,6 +55,15 @@ export async function openPostgres(options: { migrated?: boolean } = {}): Promis
       await db.end();
       const dropper = new pg.Client({ connectionString: serverUrl });
       await dropper.connect();
+      // A pool's end() resolves before its connections have gone; forced away, they would raise an error on a
+      // pool nobody listens to any more (an uncaught 57P01 in the run). Wait for them first (at most 10 s).
+      for (let waited = 0; waited < 10_000; waited += 50) {
+        const { rows } = await dropper.query("select count(*)::int as open from pg_stat_activity where datname = $1", [
+          name,
+        ]);
+        if (rows[0]?.open === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       await dropper.query(`drop database if exists ${name} with (force)`);
       await dropper.end();
     },

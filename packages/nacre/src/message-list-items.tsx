@@ -100,7 +100,7 @@ export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsPro
   },
   ref,
 ) {
-  const { engine, chatId, messages, firstKeptSeq, problem, compacting, summary } = useConversation();
+  const { engine, chatId, messages, firstKeptSeq, problem, compacting, summary, status } = useConversation();
   const list = useContext(MessageListContext);
   const element = useRef<HTMLOListElement | null>(null);
   const chat = `${engine.id}\u0000${chatId}`;
@@ -210,16 +210,22 @@ export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsPro
     list.holdAt(() => rowOf(node, start.seq), start.offset);
   });
 
-  // Runs when a row is added, the divider moves or a problem shows: the list grew. The person's own new message
-  // brings the view to the end, wherever they were reading.
+  // Runs when a row is added, the divider moves or a problem shows: the list grew. The person's own turn brings
+  // the view to the end, wherever they were reading: a new message of theirs, or their message sent again (a
+  // turn starts on it in place, which adds no row but clears the problem after it; a fold clears it too, but
+  // runs with no turn).
   const previousLast = useRef(lastSeq);
+  const previousProblemSeq = useRef(problem?.seq ?? null);
+  const turnRuns = status === "submitted" || status === "streaming";
   // biome-ignore lint/correctness/useExhaustiveDependencies: these values are the trigger, not inputs
   useLayoutEffect(() => {
     const sent = previousLast.current !== -1 && lastSeq > previousLast.current && messages.at(-1)?.role === "user";
+    const sentAgain = previousProblemSeq.current === lastSeq && problem === null && turnRuns;
     previousLast.current = lastSeq;
-    if (sent) list.scrollToEnd();
+    previousProblemSeq.current = problem?.seq ?? null;
+    if (sent || sentAgain) list.scrollToEnd();
     else list.grew();
-  }, [list, lastSeq, dividerAt, problem]);
+  }, [list, lastSeq, dividerAt, problem, turnRuns]);
 
   // After every render: keep a held place, then, once the browser has laid the rows out and adjusted the
   // scroll for rows added above (scroll anchoring, in the next frame), see whether other rows need rendering.

@@ -459,6 +459,24 @@ describe("createApiEngine", () => {
       expect(await engine.capabilities.context.compact("m")).toEqual({ status: "nothing-to-fold" });
     });
 
+    it("given a too-long problem, should clear it with the fold, so that a reload no longer shows it", async () => {
+      const { engine, server, store, provider } = await setup({
+        models: [
+          { id: "chat", window: 16_000 },
+          { id: "chat-200k", window: 200_000 },
+        ],
+        model: "chat",
+      });
+      await store.appendLog("tl", history.slice(0, 10));
+      server.refuseNext(2, "openrouter", { models: ["chat"] });
+      await engine.sendTurn({ chatId: "tl", seq: 10, text: "Too long for this window" }).done;
+      expect((await engine.loadChat("tl")).problem?.problem.kind).toBe("too-long");
+      expect((await engine.capabilities.context.compact("tl")).status).toBe("compacted");
+      expect((await engine.loadChat("tl")).problem).toBeNull();
+      // Another engine over the same store reads the saved chat: the card stays gone.
+      expect((await createApiEngine({ provider, model: "chat", store }).loadChat("tl")).problem).toBeNull();
+    });
+
     it("given a provider with its own compaction, should hand it over", async () => {
       const handedOver: Array<string | undefined> = [];
       const { engine, store } = await setup({

@@ -3,6 +3,7 @@ import type { FoldMode, FoldPlan } from "../context/fold.js";
 import { estimateMessagesTokens } from "../context/message-estimate.js";
 import { isAbortError } from "../errors.js";
 import type { CompactionReason, EngineEvent, SummaryState } from "../events.js";
+import { problemAfterFold } from "../kit/turn-book.js";
 import { learnBeforeFold } from "../learning/learner.js";
 import { emptyUsage, type Usage } from "../messages.js";
 import { summariseFolded, summaryLeftOutNote } from "../summarise/summariser.js";
@@ -102,7 +103,9 @@ export async function applyFold(context: FoldContext, input: FoldInput): Promise
   const summary = summaryAfterFold(rt, planned, size, { text, writer, writerName, reason, at: parts.now() });
   rt.summary = summary;
   rt.fold = planned.state;
-  // A turn's fold is written with its answer when the store writes turns whole (or as the turn ends, if none).
+  // The fold answers a standing too-long card: cleared here, so that a reload does not bring it back. A turn's fold
+  // is written with its answer when the store writes turns whole (or as the turn ends, if none).
+  rt.problem = problemAfterFold(rt.problem);
   if (reason === "manual" || !savesTurnsWhole(parts)) await saveTranscript(parts, rt, planned.kept);
   send({ type: "compacted", chatId: rt.chatId, ...summary });
   startLearning(context, rt, planned.firstKeptSeq);

@@ -1,6 +1,7 @@
 import type { ChatSnapshot } from "../engine.js";
 import type { EngineEvent, HealthNote, SummaryState } from "../events.js";
 import { addUsage, type ChatMessage } from "../messages.js";
+import { problemAfterFold } from "./turn-book.js";
 
 /** Adds a message at its place in the log, or replaces the one with the same `seq`. */
 export function upsertMessage(messages: readonly ChatMessage[], message: ChatMessage): readonly ChatMessage[] {
@@ -34,9 +35,8 @@ export function reduceChat(chat: ChatSnapshot, event: EngineEvent): ChatSnapshot
     case "compacted": {
       const { type: _type, chatId: _chatId, ...summary } = event;
       const state: SummaryState = summary;
-      // A fold answers "too long": that card no longer stands (a fold inside a turn comes before its problem).
-      const problem = chat.problem?.problem.kind === "too-long" ? null : chat.problem;
-      return { ...chat, summary: state, problem };
+      // A fold inside a turn comes before its problem, so this never clears the turn's own.
+      return { ...chat, summary: state, problem: problemAfterFold(chat.problem) };
     }
     case "health-note": {
       const healthNotes = addNote(chat.healthNotes, event.note);

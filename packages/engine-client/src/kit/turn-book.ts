@@ -10,6 +10,11 @@ export interface TurnBook {
   usage: Usage;
 }
 
+/** A standing problem after a fold: a fold answers "too long", so that card no longer stands; others do. */
+export function problemAfterFold(problem: TurnBook["problem"]): TurnBook["problem"] {
+  return problem?.problem.kind === "too-long" ? null : problem;
+}
+
 /** The turn's opening is in the log: the last turn's problem no longer stands. */
 export function startTurn(turn: Turn, book: TurnBook, message: ChatMessage): void {
   book.problem = null;

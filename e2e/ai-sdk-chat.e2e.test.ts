@@ -47,7 +47,7 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
   const logText = async () => (await loaded()).map((message) => `${message.id} ${JSON.stringify(message.parts)}`);
 
   async function ready(on: Page = page) {
-    await on.getByRole("button", { name: "Send" }).waitFor(patient);
+    await on.getByRole("button", { name: "Send", exact: true }).waitFor(patient);
   }
 
   async function send(text: string, on: Page = page) {

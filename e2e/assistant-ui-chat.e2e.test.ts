@@ -55,7 +55,7 @@ describe("examples/assistant-ui-chat in Chromium", () => {
     await waitUntilReady(target);
     const before = await target.locator('.message[data-role="user"]').count();
     await target.getByRole("textbox", { name: "Message" }).fill(text);
-    await target.getByRole("button", { name: "Send" }).click();
+    await target.getByRole("button", { name: "Send", exact: true }).click();
     await expect.poll(() => target.locator('.message[data-role="user"]').count(), patient).toBe(before + added);
     await waitUntilReady(target);
   }

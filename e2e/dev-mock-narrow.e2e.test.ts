@@ -46,7 +46,7 @@ describe("pnpm dev:mock at 390×844, dark", () => {
     for (const text of ["What is still open?", "List the modules.", "And the rate limiter?"]) {
       await composer().fill(text);
       await composer().press("Enter");
-      await page.getByRole("button", { name: "Send" }).waitFor({ timeout: 60_000 });
+      await page.getByRole("button", { name: "Send", exact: true }).waitFor({ timeout: 60_000 });
     }
     const reply = messages().locator("[data-nacre-markdown]").last();
     await reply.locator("h2").waitFor({ timeout: 30_000 });

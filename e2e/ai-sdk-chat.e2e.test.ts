@@ -4,20 +4,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createProvider } from "@conch/engine-client";
 import { type NacreUIMessage, nacreDivider } from "@conch/engine-client/ai-sdk";
-import { loadConversationFile, recordedTurns } from "@conch/fake-provider";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type DemoFakeProvider,
   firstChatModel,
   loadSharedConversations,
-  recordedConversation,
   startDemoFakeProvider,
   summariserModel,
 } from "../dev/api/fake-provider.js";
 import { conversationsDir } from "../dev/transcript-plugin.js";
 import { type AiSdkChatServer, createAiSdkChatServer } from "../examples/ai-sdk-chat/server.js";
-import { launchChromium, repoRoot, screenshotDir } from "./helpers.js";
+import { launchChromium, recordedDemoTurns, repoRoot, screenshotDir } from "./helpers.js";
 
 const patient = { timeout: 60_000 };
 
@@ -29,13 +27,7 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
   let browser: Browser;
   let page: Page;
   const pageErrors: string[] = [];
-  const conversation = loadConversationFile(recordedConversation.file).find(
-    (candidate) => candidate.id === recordedConversation.id,
-  );
-  if (!conversation) throw new Error(`No ${recordedConversation.id} in ../shared/data/conversations`);
-  const turns = recordedTurns(conversation.messages)
-    .map((turn) => turn.person)
-    .filter((person) => person.trim() !== "");
+  const turns = recordedDemoTurns().map((turn) => turn.person);
   let sent = 0;
 
   const messages = () => page.locator(".message");

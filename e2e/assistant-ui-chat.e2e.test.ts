@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createProvider } from "@conch/engine-client";
 import { createRemoteEngine } from "@conch/engine-client/remote";
-import { loadConversationFile, recordedTurns, tooLongBodyFor } from "@conch/fake-provider";
+import { tooLongBodyFor } from "@conch/fake-provider";
 import type { Browser, Page } from "playwright-core";
 import { build, defaultClientConditions } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,13 +13,12 @@ import {
   type DemoFakeProvider,
   firstChatModel,
   loadSharedConversations,
-  recordedConversation,
   startDemoFakeProvider,
   summariserModel,
 } from "../dev/api/fake-provider.js";
 import { conversationsDir } from "../dev/transcript-plugin.js";
 import { createChatServer } from "../examples/assistant-ui-chat/server.js";
-import { launchChromium, repoRoot, screenshotDir } from "./helpers.js";
+import { launchChromium, recordedDemoTurns, repoRoot, screenshotDir } from "./helpers.js";
 
 /** Generous waits on conditions (a loaded 2-core machine), never fixed sleeps. */
 const patient = { timeout: 60_000 };
@@ -36,11 +35,7 @@ describe("examples/assistant-ui-chat in Chromium", () => {
   let browser: Browser;
   let page: Page;
   const pageErrors: string[] = [];
-  const conversation = loadConversationFile(recordedConversation.file).find(
-    (candidate) => candidate.id === recordedConversation.id,
-  );
-  if (!conversation) throw new Error(`No ${recordedConversation.id} in ../shared/data/conversations`);
-  const turns = recordedTurns(conversation.messages).filter((turn) => turn.person.trim() !== "");
+  const turns = recordedDemoTurns();
 
   const composer = () => page.getByRole("textbox", { name: "Message" });
   const rows = (role: "user" | "assistant") => page.locator(`.message[data-role="${role}"]`);

@@ -1,10 +1,16 @@
 import { join } from "node:path";
-import { loadConversationFile, recordedTurns } from "@conch/fake-provider";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recordedConversation } from "../dev/api/fake-provider.js";
 import type { LastRequest } from "../dev/api/setup.js";
-import { chatSteps, launchChromium, messageRows, screenshotDir, startVite, wordsOf } from "./helpers.js";
+import {
+  chatSteps,
+  launchChromium,
+  messageRows,
+  recordedDemoTurns,
+  screenshotDir,
+  startVite,
+  wordsOf,
+} from "./helpers.js";
 
 /** Generous waits on conditions (a loaded 2-core machine), never fixed sleeps. */
 const patient = { timeout: 60_000 };
@@ -19,11 +25,7 @@ describe("pnpm dev (the API engine and the fake provider) in Chromium", () => {
   let context: BrowserContext;
   let page: Page;
   const pageErrors: string[] = [];
-  const conversation = loadConversationFile(recordedConversation.file).find(
-    (candidate) => candidate.id === recordedConversation.id,
-  );
-  if (!conversation) throw new Error(`No ${recordedConversation.id} in ../shared/data/conversations`);
-  const turns = recordedTurns(conversation.messages).filter((turn) => turn.person.trim() !== "");
+  const turns = recordedDemoTurns();
   let pasted = 0;
   const newChatWords = "Paste of the 4,000-line test output: which tests fail?";
 

@@ -4,8 +4,10 @@ import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadConversationFile, type RecordedTurn, recordedTurns } from "@conch/fake-provider";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
+import { recordedConversation } from "../dev/api/fake-provider.js";
 import { chromiumArgs, chromiumPath } from "../scripts/chromium.js";
 
 export const repoRoot = fileURLToPath(new URL("..", import.meta.url));
@@ -134,4 +136,13 @@ export function messageRows(page: Page) {
       text: row.textContent ?? "",
     })),
   );
+}
+
+/** The turns of the demo's recorded chat that the person typed something in, in order: what the tests paste. */
+export function recordedDemoTurns(): RecordedTurn[] {
+  const conversation = loadConversationFile(recordedConversation.file).find(
+    (candidate) => candidate.id === recordedConversation.id,
+  );
+  if (!conversation) throw new Error(`No ${recordedConversation.id} in ${recordedConversation.file}`);
+  return recordedTurns(conversation.messages).filter((turn) => turn.person.trim() !== "");
 }

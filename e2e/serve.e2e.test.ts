@@ -1,9 +1,9 @@
-import { loadConversationFile, loadConversations, recordedTurns } from "@conch/fake-provider";
+import { loadConversations } from "@conch/fake-provider";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DemoFakeProvider, recordedConversation, startDemoFakeProvider } from "../dev/api/fake-provider.js";
+import { type DemoFakeProvider, startDemoFakeProvider } from "../dev/api/fake-provider.js";
 import { conversationsDir } from "../dev/transcript-plugin.js";
-import { chatSteps, launchChromium, repoRoot } from "./helpers.js";
+import { chatSteps, launchChromium, recordedDemoTurns, repoRoot } from "./helpers.js";
 import { type ServeProcess, serveRefusal, startServe } from "./serve-helpers.js";
 
 const patient = { timeout: 60_000 };
@@ -21,11 +21,7 @@ describe("pnpm serve (the page on the engine server) in Chromium", () => {
   let page: Page;
   const pageErrors: string[] = [];
   const traffic: string[] = [];
-  const conversation = loadConversationFile(recordedConversation.file).find(
-    (candidate) => candidate.id === recordedConversation.id,
-  );
-  if (!conversation) throw new Error(`No ${recordedConversation.id} in the shared conversations`);
-  const turns = recordedTurns(conversation.messages).filter((turn) => turn.person.trim() !== "");
+  const turns = recordedDemoTurns();
   const { userMessages, dividerLine, waitUntilReady, sendAndWait, composer } = chatSteps(() => page, patient);
   const assistantMessages = () => page.locator('[data-nacre-message][data-role="assistant"]');
 

@@ -11,10 +11,43 @@ export const adapterEntries = [
   { name: "@conch/nacre/assistant-ui", source: "packages/nacre/src/assistant-ui/index.ts" },
 ] as const;
 
-export interface AdapterSize {
-  readonly name: string;
+export interface BundleSize {
   readonly jsMinifiedBytes: number;
   readonly jsGzipBytes: number;
+}
+
+export interface AdapterSize extends BundleSize {
+  readonly name: string;
+}
+
+/**
+ * One entry built as a library (ES, minified, under the `source` condition) into `outDir`, what `isExternal` says
+ * left out; its size minified and gzipped.
+ */
+export async function libraryBundleSize(
+  entry: string,
+  outDir: string,
+  isExternal: (id: string, importer: string | undefined) => boolean,
+): Promise<BundleSize> {
+  await build({
+    configFile: false,
+    logLevel: "silent",
+    resolve: { conditions: ["source", ...defaultClientConditions] },
+    build: {
+      outDir,
+      emptyOutDir: true,
+      minify: true,
+      lib: { entry, formats: ["es"], fileName: "bundle" },
+      rolldownOptions: {
+        external: isExternal,
+        onwarn(warning, warn) {
+          if (warning.code !== "MODULE_LEVEL_DIRECTIVE") warn(warning);
+        },
+      },
+    },
+  });
+  const js = readFileSync(join(outDir, "bundle.js"));
+  return { jsMinifiedBytes: js.length, jsGzipBytes: gzipSync(js, { level: 9 }).length };
 }
 
 export async function adapterEntrySizes(repoRoot: string, work: string): Promise<AdapterSize[]> {
@@ -22,30 +55,12 @@ export async function adapterEntrySizes(repoRoot: string, work: string): Promise
   for (const [index, entry] of adapterEntries.entries()) {
     const file = join(repoRoot, entry.source);
     const folder = dirname(file);
-    const outDir = join(work, `adapter-${index}`);
-    await build({
-      configFile: false,
-      logLevel: "silent",
-      resolve: { conditions: ["source", ...defaultClientConditions] },
-      build: {
-        outDir,
-        emptyOutDir: true,
-        minify: true,
-        lib: { entry: file, formats: ["es"], fileName: "adapter" },
-        rolldownOptions: {
-          external: (id, importer) => {
-            if (!id.startsWith(".") && !id.startsWith("/")) return true;
-            const target = importer && id.startsWith(".") ? resolve(dirname(importer), id) : id;
-            return !target.startsWith(folder + sep);
-          },
-          onwarn(warning, warn) {
-            if (warning.code !== "MODULE_LEVEL_DIRECTIVE") warn(warning);
-          },
-        },
-      },
+    const size = await libraryBundleSize(file, join(work, `adapter-${index}`), (id, importer) => {
+      if (!id.startsWith(".") && !id.startsWith("/")) return true;
+      const target = importer && id.startsWith(".") ? resolve(dirname(importer), id) : id;
+      return !target.startsWith(folder + sep);
     });
-    const js = readFileSync(join(outDir, "adapter.js"));
-    sizes.push({ name: entry.name, jsMinifiedBytes: js.length, jsGzipBytes: gzipSync(js, { level: 9 }).length });
+    sizes.push({ name: entry.name, ...size });
   }
   return sizes;
 }

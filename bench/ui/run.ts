@@ -9,12 +9,11 @@
  * Each measure runs on a fresh page; the opening measures take the median of `--rounds` (assistant-ui: one).
  * With --json, exactly one JSON object goes to stdout; diagnostics go to stderr.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { gzipSync } from "node:zlib";
 import type { ChatMessage } from "@conch/engine-client";
 import { loadConversations, sharedDataPath } from "@conch/fake-provider";
 import react from "@vitejs/plugin-react";
@@ -22,7 +21,7 @@ import { type Browser, chromium } from "playwright-core";
 import { build, defaultClientConditions, preview } from "vite";
 import { chromiumArgs, chromiumPath } from "../../scripts/chromium.js";
 import { round } from "../stats.js";
-import { adapterEntrySizes } from "./adapter-sizes.js";
+import { adapterEntrySizes, libraryBundleSize } from "./adapter-sizes.js";
 import type { DividerSample, Kind, LoadSample, ReplyKind, ScrollSample, StreamSample } from "./page/main.js";
 
 const { values } = parseArgs({
@@ -85,26 +84,12 @@ async function bundleSize(entry: string, fileName: string) {
     /^react-markdown($|\/)/,
     /^remark-gfm($|\/)/,
   ];
-  await build({
-    configFile: false,
-    logLevel: "silent",
-    resolve: { conditions: ["source", ...defaultClientConditions] },
-    build: {
-      outDir,
-      emptyOutDir: true,
-      minify: true,
-      lib: { entry: join(repoRoot, entry), formats: ["es"], fileName },
-      rolldownOptions: {
-        // The entry itself is bundled; only other packages stay out.
-        external: (id: string) => !id.startsWith(".") && !id.startsWith("/") && external.some((re) => re.test(id)),
-        onwarn(warning, warn) {
-          if (warning.code !== "MODULE_LEVEL_DIRECTIVE") warn(warning);
-        },
-      },
-    },
-  });
-  const js = readFileSync(join(outDir, `${fileName}.js`));
-  return { jsMinifiedBytes: js.length, jsGzipBytes: gzipSync(js, { level: 9 }).length };
+  // The entry itself is bundled; only other packages stay out.
+  return libraryBundleSize(
+    join(repoRoot, entry),
+    outDir,
+    (id) => !id.startsWith(".") && !id.startsWith("/") && external.some((re) => re.test(id)),
+  );
 }
 
 async function onFreshPage<T>(

@@ -4,12 +4,13 @@
 // stay here; the page only ever talks to this server.
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { extname, join, normalize } from "node:path";
+import { extname, join } from "node:path";
 import { type ApiEngine, createApiEngine, createProvider, type ProviderAdapter } from "@conch/engine-client";
 import { createNacreChatRoute } from "@conch/engine-client/ai-sdk";
 import { createFileChatDirectory, createFileChatStore } from "@conch/engine-client/node";
 import { createEngineHandler, createInProcessRunningTurns } from "@conch/engine-client/server";
 import { toNodeHandler } from "srvx/node";
+import { staticMiddleware } from "srvx/static";
 
 export interface AiSdkChatServerOptions {
   readonly provider: ProviderAdapter;
@@ -27,25 +28,20 @@ export interface AiSdkChatServer {
   close(): Promise<void>;
 }
 
-const contentTypes: Readonly<Record<string, string>> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".svg": "image/svg+xml",
-};
-
-async function servePage(pageDir: string, pathname: string): Promise<Response> {
-  const relative = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, "");
-  if (relative.startsWith("..")) return new Response("Not found", { status: 404 });
-  const file = relative === "" || !extname(relative) ? "index.html" : relative;
-  try {
-    const body = await readFile(join(pageDir, file));
-    return new Response(body, {
-      headers: { "content-type": contentTypes[extname(file)] ?? "application/octet-stream" },
-    });
-  } catch {
-    return new Response("Not found", { status: 404 });
-  }
+/**
+ * The built page: its files through srvx's static middleware; any other path without an extension is the page
+ * itself (a reload of a deep link).
+ */
+function servePage(pageDir: string): (request: Request) => Promise<Response> {
+  const files = staticMiddleware({ dir: pageDir });
+  return async (request) =>
+    files(request as never, async () =>
+      extname(new URL(request.url).pathname)
+        ? new Response("Not found", { status: 404 })
+        : new Response(await readFile(join(pageDir, "index.html")), {
+            headers: { "content-type": "text/html; charset=utf-8" },
+          }),
+    );
 }
 
 /** The page from source: Vite in middleware mode, resolving the workspace's packages from their sources. */
@@ -96,6 +92,7 @@ export async function createAiSdkChatServer(options: AiSdkChatServerOptions): Pr
     chats: () => createFileChatDirectory(store),
     ...(options.apiKey ? { secrets: [options.apiKey] } : {}),
   });
+  const page = servePage(options.pageDir ?? "");
   const api = toNodeHandler((request: Request) => {
     const { pathname } = new URL(request.url);
     if (pathname.startsWith("/api/engine/")) return engineHandler(request);
@@ -103,7 +100,7 @@ export async function createAiSdkChatServer(options: AiSdkChatServerOptions): Pr
       const engine = engineFor(request.headers.get("x-nacre-model") ?? options.model);
       return createNacreChatRoute(engine, { runningTurns, userId })(request);
     }
-    return servePage(options.pageDir ?? "", pathname);
+    return page(request);
   });
   const source = options.pageDir === undefined ? await pageFromSource() : null;
   const server = createServer((req, res) => {

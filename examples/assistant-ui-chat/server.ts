@@ -2,11 +2,12 @@
 // provider's key, the chats and the summariser stay here; the page only ever talks to this server.
 import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
-import { extname, join, normalize } from "node:path";
+import { extname, join } from "node:path";
 import { createApiEngine, createProvider, type ModelInfo, type ProviderAdapter } from "@conch/engine-client";
 import { createFileChatDirectory, createFileChatStore } from "@conch/engine-client/node";
 import { createEngineHandler } from "@conch/engine-client/server";
 import { toNodeHandler } from "srvx/node";
+import { staticMiddleware } from "srvx/static";
 
 export interface ChatServerOptions {
   readonly provider: ProviderAdapter;
@@ -19,25 +20,20 @@ export interface ChatServerOptions {
   readonly apiKey?: string;
 }
 
-const contentTypes: Readonly<Record<string, string>> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".svg": "image/svg+xml",
-};
-
-async function servePage(pageDir: string, pathname: string): Promise<Response> {
-  const relative = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, "");
-  if (relative.startsWith("..")) return new Response("Not found", { status: 404 });
-  const file = relative === "" || !extname(relative) ? "index.html" : relative;
-  try {
-    const body = await readFile(join(pageDir, file));
-    return new Response(body, {
-      headers: { "content-type": contentTypes[extname(file)] ?? "application/octet-stream" },
-    });
-  } catch {
-    return new Response("Not found", { status: 404 });
-  }
+/**
+ * The built page: its files through srvx's static middleware; any other path without an extension is the page
+ * itself (a reload of a deep link).
+ */
+function servePage(pageDir: string): (request: Request) => Promise<Response> {
+  const files = staticMiddleware({ dir: pageDir });
+  return async (request) =>
+    files(request as never, async () =>
+      extname(new URL(request.url).pathname)
+        ? new Response("Not found", { status: 404 })
+        : new Response(await readFile(join(pageDir, "index.html")), {
+            headers: { "content-type": "text/html; charset=utf-8" },
+          }),
+    );
 }
 
 export function createChatServer(options: ChatServerOptions): Server {
@@ -62,10 +58,11 @@ export function createChatServer(options: ChatServerOptions): Server {
     chats: () => createFileChatDirectory(store),
     ...(options.apiKey ? { secrets: [options.apiKey] } : {}),
   });
+  const page = servePage(options.pageDir);
   return createServer(
     toNodeHandler((request: Request) => {
       const { pathname } = new URL(request.url);
-      return pathname.startsWith("/api/engine/") ? engine(request) : servePage(options.pageDir, pathname);
+      return pathname.startsWith("/api/engine/") ? engine(request) : page(request);
     }) as never,
   );
 }

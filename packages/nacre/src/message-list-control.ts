@@ -15,6 +15,12 @@ export interface MessageListControl {
   setAnchor(find: () => Element | null, offset: number): void;
   /** Re-applies the held place or the reader's anchor (after a render or a resize changed heights). */
   keepPlace(): void;
+  /**
+   * Where a scroll that just happened puts the reader's anchor: the view's top after the reader's own scroll, its
+   * middle after a jump nobody's hand made (the browser's find, a script); null to keep the anchor there is (a
+   * small move that left it in view: the list keeping its place, the browser's scroll anchoring).
+   */
+  anchorAfterScroll(): "top" | "middle" | null;
 }
 
 const detached: MessageListControl = {
@@ -25,6 +31,7 @@ const detached: MessageListControl = {
   holdAt() {},
   setAnchor() {},
   keepPlace() {},
+  anchorAfterScroll: () => null,
 };
 
 export const MessageListContext = createContext<MessageListControl>(detached);

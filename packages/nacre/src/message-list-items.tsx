@@ -15,10 +15,11 @@ import { useConversation, useStreamingMessage } from "./conversation.js";
 import { composeRefs } from "./internal/primitives.js";
 import { Message, StreamingMessage } from "./message.js";
 import { MessageListContext } from "./message-list-control.js";
-import { groupSize, type RenderMessage, RowGroup } from "./message-list-rows.js";
+import { CollapsedRows, groupSize, type RenderMessage, RowGroup } from "./message-list-rows.js";
 import {
   currentPosition,
   indexOfSeq,
+  messageElement,
   type RowWindow,
   readPosition,
   type SavedPosition,
@@ -42,6 +43,12 @@ export interface MessageListItemsProps extends ComponentPropsWithoutRef<"ol"> {
   positionKey?: string | false;
 }
 
+/**
+ * Messages this far from the rows in full are collapsed, a run of them to one row (`CollapsedRows`): React keeps
+ * a few hundred elements for a log of any length. A chat shorter than this never collapses anything.
+ */
+const rowsOpenAround = 2 * groupSize;
+
 const defaultRenderMessage: RenderMessage = ({ message, folded }) => <Message message={message} folded={folded} />;
 
 interface ItemsState {
@@ -52,8 +59,6 @@ interface ItemsState {
   /** Where to put the view after the first render with messages. */
   readonly start: SavedPosition | null;
 }
-
-const rowOf = (list: HTMLElement, seq: number) => list.querySelector(`:scope > [data-seq="${seq}"]`);
 
 function clampWindow(from: number, to: number, count: number): RowWindow {
   return { from: Math.max(0, from), to: Math.min(count, to) };
@@ -176,9 +181,10 @@ export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsPro
         frame = requestAnimationFrame(() => {
           frame = 0;
           const node = element.current;
-          if (node && !list.pinned.current) {
-            const position = currentPosition(node, scroller, false);
-            if (position && !position.atEnd) list.setAnchor(() => rowOf(node, position.seq), position.offset);
+          const at = node && !list.pinned.current ? list.anchorAfterScroll() : null;
+          if (node && at) {
+            const position = currentPosition(node, scroller, false, at);
+            if (position && !position.atEnd) list.setAnchor(() => messageElement(node, position.seq), position.offset);
           }
           check.current();
         });
@@ -207,7 +213,7 @@ export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsPro
       list.scrollToEnd();
       return;
     }
-    list.holdAt(() => rowOf(node, start.seq), start.offset);
+    list.holdAt(() => messageElement(node, start.seq), start.offset);
   });
 
   // Runs when a row is added, the divider moves or a problem shows: the list grew. The person's own turn brings
@@ -256,6 +262,25 @@ export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsPro
       const fullTo = Math.min(end, window.to);
       const hasFull = fullFrom < fullTo;
       const inGroup = (seq: number | null) => (seq !== null && seq >= first.seq && seq <= last.seq ? seq : null);
+      const divider = inGroup(dividerAt);
+      const problemSeq = inGroup(problem?.seq ?? null);
+      const foldedBelow = folded <= first.seq ? -1 : folded > last.seq ? Number.POSITIVE_INFINITY : folded;
+      if (end <= window.from - rowsOpenAround || from >= window.to + rowsOpenAround) {
+        const straddlesFold = foldedBelow !== -1 && foldedBelow !== Number.POSITIVE_INFINITY;
+        if (divider === null && problemSeq === null && !straddlesFold) {
+          out.push(
+            <CollapsedRows
+              key={start}
+              messages={messages}
+              start={from}
+              end={end}
+              folded={foldedBelow === Number.POSITIVE_INFINITY}
+              heights={heights.current}
+            />,
+          );
+          continue;
+        }
+      }
       out.push(
         <RowGroup
           key={start}
@@ -264,9 +289,9 @@ export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsPro
           end={end}
           fullFrom={hasFull ? fullFrom : 0}
           fullTo={hasFull ? fullTo : 0}
-          dividerAt={inGroup(dividerAt)}
-          problemSeq={inGroup(problem?.seq ?? null)}
-          foldedBelow={folded <= first.seq ? -1 : folded > last.seq ? Number.POSITIVE_INFINITY : folded}
+          dividerAt={divider}
+          problemSeq={problemSeq}
+          foldedBelow={foldedBelow}
           renderMessage={hasFull ? renderMessage : null}
           heights={heights.current}
         />,

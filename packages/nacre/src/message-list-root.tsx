@@ -62,10 +62,8 @@ export const MessageListRoot = forwardRef<HTMLDivElement, MessageListRootProps>(
       const kept = place.current;
       const node = element.current;
       if (!kept || !node || pinnedRef.current) return;
-      if (performance.now() > kept.until) {
-        place.current = null;
-        return;
-      }
+      // A jump's hold ends: its row stays the reader's place until they scroll.
+      if (performance.now() > kept.until) place.current = { ...kept, until: Number.POSITIVE_INFINITY };
       const row = kept.find();
       if (row) scrollRowTo(node, row, kept.offset);
     };
@@ -103,6 +101,15 @@ export const MessageListRoot = forwardRef<HTMLDivElement, MessageListRootProps>(
         if (!isHeld(place.current)) place.current = { find, offset, until: Number.POSITIVE_INFINITY };
       },
       keepPlace,
+      anchorAfterScroll() {
+        if (performance.now() - intentAt.current < intentMs) return "top";
+        const kept = place.current?.find();
+        const node = element.current;
+        if (!kept || !node) return "middle";
+        const view = node.getBoundingClientRect();
+        const row = kept.getBoundingClientRect();
+        return row.bottom > view.top && row.top < view.bottom ? null : "middle";
+      },
     };
   }, []);
 

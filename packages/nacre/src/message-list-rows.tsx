@@ -1,7 +1,7 @@
 "use client";
 import type { ChatMessage } from "@conch/engine-client";
-import { Fragment, memo, type ReactNode } from "react";
-import { estimateHeight } from "./message-list-window.js";
+import { Fragment, memo, type ReactNode, useLayoutEffect, useRef } from "react";
+import { collapsedRowsAttribute, estimateHeight, placeholderSeqAttribute } from "./message-list-window.js";
 import { SummaryDividerRoot } from "./summary-divider.js";
 import { TurnProblemRoot } from "./turn-problem.js";
 
@@ -159,3 +159,66 @@ function sameGroup(before: RowGroupProps, after: RowGroupProps): boolean {
 }
 
 export const RowGroup = memo(RowGroupView, sameGroup);
+
+export interface CollapsedRowsProps {
+  readonly messages: readonly ChatMessage[];
+  /** Indexes of the run's messages in the log, `start` to `end`. */
+  readonly start: number;
+  readonly end: number;
+  /** Whether every message of the run is folded. */
+  readonly folded: boolean;
+  readonly heights: ReadonlyMap<number, number>;
+}
+
+/**
+ * A run of far messages as one row, its height the sum of theirs: one `<span data-placeholder-seq>` per message,
+ * made by the DOM rather than React, so that the messages far from the view cost React one element per run. The
+ * text is all in the page: find-in-page finds it, and the list opens the run into rows when the view nears it.
+ */
+function CollapsedRowsView({ messages, start, end, folded, heights }: CollapsedRowsProps) {
+  const element = useRef<HTMLLIElement | null>(null);
+  let height = 0;
+  for (let index = start; index < end; index += 1) {
+    const message = messages[index] as ChatMessage;
+    height += heights.get(message.seq) ?? estimateHeight(placeholderText(message));
+  }
+  const first = (messages[start] as ChatMessage).seq;
+  const last = (messages[end - 1] as ChatMessage).seq;
+  // React renders no children here, so it leaves these alone; filled again only when the run's messages changed.
+  useLayoutEffect(() => {
+    const node = element.current;
+    if (!node) return;
+    const spans: Array<Node | string> = [];
+    for (let index = start; index < end; index += 1) {
+      const message = messages[index] as ChatMessage;
+      const span = document.createElement("span");
+      span.setAttribute(placeholderSeqAttribute, String(message.seq));
+      span.append(placeholderText(message));
+      spans.push(span, "\n");
+    }
+    node.replaceChildren(...spans);
+  }, [messages, start, end]);
+  return (
+    <li
+      {...{ [collapsedRowsAttribute]: "" }}
+      data-first-seq={first}
+      data-last-seq={last}
+      {...(folded ? { "data-folded": "" } : {})}
+      style={{ contentVisibility: "auto", containIntrinsicSize: `auto ${height}px`, whiteSpace: "pre-wrap" }}
+      ref={element}
+    />
+  );
+}
+
+/** Equal when the run is the same messages (the log array itself is new per message). */
+function sameRun(before: CollapsedRowsProps, after: CollapsedRowsProps): boolean {
+  if (before.start !== after.start || before.end !== after.end || before.folded !== after.folded) return false;
+  if (before.heights !== after.heights) return false;
+  if (before.messages === after.messages) return true;
+  for (let index = after.start; index < after.end; index += 1) {
+    if (before.messages[index] !== after.messages[index]) return false;
+  }
+  return true;
+}
+
+export const CollapsedRows = memo(CollapsedRowsView, sameRun);

@@ -22,18 +22,53 @@ export function indexOfSeq(messages: readonly ChatMessage[], seq: number): numbe
   return -1;
 }
 
+/** A run of far messages collapsed into one row: `MessageList.Items` renders it; one span per message inside. */
+export const collapsedRowsAttribute = "data-nacre-placeholders";
+/** The seq of a message's span inside a collapsed run. */
+export const placeholderSeqAttribute = "data-placeholder-seq";
+
 function seqOf(element: Element | undefined): number | null {
-  const value = element?.getAttribute("data-seq");
+  const value = element?.getAttribute("data-seq") ?? element?.getAttribute(placeholderSeqAttribute);
   return value === null || value === undefined ? null : Number(value);
 }
 
-/** The first child at or after `index` (going `step`) that is a message row; its seq, or null. */
-function nearestSeq(rows: HTMLCollection, index: number, step: 1 | -1): number | null {
+/** The message at `y` (px, in the page) in a collapsed run: the first span whose bottom is below `y`, or the last. */
+function spanAt(run: Element, y: number): Element | undefined {
+  const spans = run.children;
+  let low = 0;
+  let high = spans.length - 1;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((spans[middle] as Element).getBoundingClientRect().bottom > y) high = middle;
+    else low = middle + 1;
+  }
+  return spans[low];
+}
+
+/** The element standing for a message at `y`: a message row, or a span in a collapsed run; else the row itself. */
+function messageAt(row: Element | undefined, y: number): Element | undefined {
+  return row?.hasAttribute(collapsedRowsAttribute) ? spanAt(row, y) : row;
+}
+
+/** The first child at or after `index` (going `step`) that stands for a message; its seq, or null. */
+function nearestSeq(rows: HTMLCollection, index: number, y: number, step: 1 | -1): number | null {
   for (let at = index; at >= 0 && at < rows.length; at += step) {
-    const seq = seqOf(rows[at]);
+    const seq = seqOf(messageAt(rows[at], y));
     if (seq !== null) return seq;
   }
   return null;
+}
+
+/** The index of the first of the list's children whose bottom is below `y` (px, in the page), by binary search. */
+function childAt(rows: HTMLCollection, y: number, from = 0): number {
+  let low = from;
+  let high = rows.length - 1;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((rows[middle] as Element).getBoundingClientRect().bottom > y) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }
 
 /** The message rows in view: their seqs, and the indexes of the list's first and last children in view. */
@@ -45,8 +80,8 @@ export interface VisibleRows {
 }
 
 /**
- * The seqs of the first and last message rows within `margin` pixels of the scroller's view, by binary search
- * over the list's children (a dozen layout reads, whatever the length).
+ * The seqs of the first and last messages within `margin` pixels of the scroller's view, by binary search over
+ * the list's children (and the spans of a collapsed run): a dozen layout reads, whatever the length.
  */
 export function visibleSeqs(list: HTMLElement, scroller: HTMLElement, margin: number): VisibleRows | null {
   const rows = list.children;
@@ -54,24 +89,25 @@ export function visibleSeqs(list: HTMLElement, scroller: HTMLElement, margin: nu
   const view = scroller.getBoundingClientRect();
   const top = view.top - margin;
   const bottom = view.bottom + margin;
-  const rect = (index: number) => (rows[index] as Element).getBoundingClientRect();
-  let low = 0;
+  const first = childAt(rows, top);
+  let low = first;
   let high = rows.length - 1;
   while (low < high) {
-    const middle = (low + high) >> 1;
-    if (rect(middle).bottom > top) high = middle;
-    else low = middle + 1;
-  }
-  const first = low;
-  high = rows.length - 1;
-  while (low < high) {
     const middle = (low + high + 1) >> 1;
-    if (rect(middle).top < bottom) low = middle;
+    if ((rows[middle] as Element).getBoundingClientRect().top < bottom) low = middle;
     else high = middle - 1;
   }
-  const firstSeq = nearestSeq(rows, first, 1) ?? nearestSeq(rows, first, -1);
-  const lastSeq = nearestSeq(rows, low, -1) ?? nearestSeq(rows, low, 1);
+  const firstSeq = nearestSeq(rows, first, top, 1) ?? nearestSeq(rows, first, top, -1);
+  const lastSeq = nearestSeq(rows, low, bottom, -1) ?? nearestSeq(rows, low, bottom, 1);
   return firstSeq === null || lastSeq === null ? null : { firstSeq, lastSeq, firstChild: first, lastChild: low };
+}
+
+/** A message's row, or its span in a collapsed run; null when it is not in the page. */
+export function messageElement(list: HTMLElement, seq: number): Element | null {
+  return (
+    list.querySelector(`:scope > [data-seq="${seq}"]`) ??
+    list.querySelector(`:scope > [${collapsedRowsAttribute}] > [${placeholderSeqAttribute}="${seq}"]`)
+  );
 }
 
 /** Where the reader is: at the end, or at a message (its seq) with the view's top `offset` px into it. */
@@ -79,16 +115,26 @@ export type SavedPosition =
   | { readonly atEnd: true }
   | { readonly atEnd: false; readonly seq: number; readonly offset: number };
 
-/** The reader's place now: the first row in view (a message row: the divider and problem rows have no seq). */
-export function currentPosition(list: HTMLElement, scroller: HTMLElement, atEnd: boolean): SavedPosition | null {
+/**
+ * The reader's place now: the message at the view's top (or its middle: where a find or a script put what it
+ * brought into view), with how far the view's top is into it. The divider and problem rows have no seq: the
+ * next message stands for them.
+ */
+export function currentPosition(
+  list: HTMLElement,
+  scroller: HTMLElement,
+  atEnd: boolean,
+  at: "top" | "middle" = "top",
+): SavedPosition | null {
   if (atEnd) return { atEnd: true };
-  const seqs = visibleSeqs(list, scroller, 0);
-  if (!seqs) return null;
-  let row = list.children[seqs.firstChild];
-  if (!row?.hasAttribute("data-seq")) row = list.querySelector(`:scope > [data-seq="${seqs.firstSeq}"]`) ?? undefined;
-  if (!row) return null;
-  const offset = scroller.getBoundingClientRect().top - row.getBoundingClientRect().top;
-  return { atEnd: false, seq: Number(row.getAttribute("data-seq")), offset: Math.round(offset) };
+  const rows = list.children;
+  if (rows.length === 0) return null;
+  const view = scroller.getBoundingClientRect();
+  const y = at === "top" ? view.top : view.top + view.height / 2;
+  const seq = nearestSeq(rows, childAt(rows, y), y, 1) ?? nearestSeq(rows, rows.length - 1, y, -1);
+  const element = seq === null ? null : messageElement(list, seq);
+  if (seq === null || !element) return null;
+  return { atEnd: false, seq, offset: Math.round(view.top - element.getBoundingClientRect().top) };
 }
 
 /** Scrolls so that the view's top is `offset` px into the row. */

@@ -1,6 +1,5 @@
 import type { Engine, ModelInfo, TurnProblem } from "@conch/engine-client";
 import {
-  CommandMenu,
   Composer,
   ContextMeter,
   ConversationProvider,
@@ -9,6 +8,7 @@ import {
   RenderTextProvider,
   useConversation,
 } from "@conch/nacre";
+import { CommandMenu } from "@conch/nacre/command";
 import { renderMarkdown, renderMarkdownBlock } from "@conch/nacre/markdown";
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 

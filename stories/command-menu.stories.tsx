@@ -1,5 +1,5 @@
 import { chatLogFrom } from "@conch/engine-client/mock";
-import { Command, CommandMenu, CompactCommandItem } from "@conch/nacre";
+import { Command, CommandMenu, CompactCommandItem } from "@conch/nacre/command";
 import type { Meta, StoryObj } from "@storybook/react-vite";
 import { expect, fn, screen, userEvent, waitFor, within } from "storybook/test";
 import { Conversation, threeTurns } from "./support.js";

@@ -10,6 +10,7 @@ import { build, defaultClientConditions } from "vite";
 /** The adapter entries, by the name a user imports. One line each. */
 export const adapterEntries = [
   { name: "@conch/nacre/assistant-ui", source: "packages/nacre/src/assistant-ui/index.ts" },
+  { name: "@conch/nacre/command", source: "packages/nacre/src/command/index.ts" },
 ] as const;
 
 export interface BundleSize {

@@ -13,21 +13,7 @@ export {
   type StreamingMessageState,
   upsertMessage,
 } from "@conch/engine-client";
-/**
- * cmdk's `Command`, re-exported: compose `CompactCommandItem` into a palette built with this one, so that
- * both share one copy of cmdk (an item only works inside its own copy's `Command`).
- */
-export { Command } from "cmdk";
 // Parts: namespaces (`SummaryDivider.Root`) and long names (`SummaryDividerRoot`).
-export {
-  CommandMenu,
-  type CommandMenuProps,
-  CompactCommandItem,
-  type CompactCommandItemProps,
-  compactActionOf,
-  compactUnavailableText,
-  isCommandMenuShortcut,
-} from "./command.js";
 export {
   type CompactCommand,
   ComposerHint,

@@ -7,7 +7,10 @@ import { ConversationProvider } from "./conversation.js";
 import { MessageListRoot } from "./message-list.js";
 
 afterEach(cleanup);
-beforeEach(() => sessionStorage.clear());
+// Test files run side by side in one page, sharing its sessionStorage: this file's chat has its own id, and
+// only its own saved place is cleared.
+const chatId = "send-again";
+beforeEach(() => sessionStorage.removeItem(`nacre:message-list:mock:${chatId}`));
 
 const tooLong: TurnProblem = {
   kind: "too-long",
@@ -30,7 +33,7 @@ describe("MessageList in Chromium, Send again", { timeout: 90_000 }, () => {
     it("should bring them to the end and follow the answer, as for a sent message", async () => {
       const engine = createMockEngine({
         chats: {
-          c: {
+          [chatId]: {
             messages: chatLogFrom(
               Array.from({ length: 200 }, (_, index) => [
                 `Question ${index}: how does part ${index} work?`,
@@ -43,7 +46,7 @@ describe("MessageList in Chromium, Send again", { timeout: 90_000 }, () => {
       });
       const view = render(
         <div style={{ height: "400px", display: "grid" }}>
-          <ConversationProvider engine={engine} chatId="c">
+          <ConversationProvider engine={engine} chatId={chatId}>
             <MessageListRoot style={{ minHeight: 0 }} />
           </ConversationProvider>
         </div>,
@@ -54,7 +57,7 @@ describe("MessageList in Chromium, Send again", { timeout: 90_000 }, () => {
       await expect.poll(messagesInPage, { timeout: 30_000 }).toBe(400);
       await expect.poll(() => list.querySelector("[data-rendering]"), { timeout: 30_000 }).toBeNull();
       await act(async () => {
-        await engine.sendTurn({ chatId: "c", seq: 400, text: "the whole report, please" }).done;
+        await engine.sendTurn({ chatId, seq: 400, text: "the whole report, please" }).done;
       });
       const sendAgain = await expect
         .poll(() => list.querySelector("[data-nacre-turn-problem-send-again]"), { timeout: 30_000 })
@@ -75,7 +78,7 @@ describe("MessageList in Chromium, Send again", { timeout: 90_000 }, () => {
       // The person's message was answered in place, not repeated.
       expect(messagesInPage()).toBe(402);
       await expect.poll(() => list.querySelectorAll('[data-seq="400"]').length, { timeout: 30_000 }).toBe(1);
-      const log = await engine.loadChat("c");
+      const log = await engine.loadChat(chatId);
       expect(log.messages.filter((message) => message.role === "user")).toHaveLength(201);
     });
   });

@@ -13,7 +13,8 @@ import {
 } from "./message-list.js";
 
 afterEach(cleanup);
-beforeEach(() => sessionStorage.clear());
+// Test files run side by side in one page, sharing its sessionStorage: clear only this file's saved place.
+beforeEach(() => sessionStorage.removeItem("nacre:message-list:mock:c"));
 
 function longLog(turns: number) {
   return chatLogFrom(

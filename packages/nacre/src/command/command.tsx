@@ -2,9 +2,14 @@
 import type { CompactResult } from "@conch/engine-client";
 import { Command } from "cmdk";
 import { type ComponentPropsWithoutRef, forwardRef, type ReactNode, useEffect, useId } from "react";
-import { type CompactUnavailableReason, type Conversation, useConversation, useNacreMessages } from "./conversation.js";
-import { useControllableState } from "./internal/use-controllable-state.js";
-import type { NacreMessages } from "./messages.js";
+import {
+  type CompactUnavailableReason,
+  type Conversation,
+  useConversation,
+  useNacreMessages,
+} from "../conversation.js";
+import { useControllableState } from "../internal/use-controllable-state.js";
+import type { NacreMessages } from "../messages.js";
 
 export function compactUnavailableText(messages: NacreMessages, reason: CompactUnavailableReason): string {
   switch (reason) {

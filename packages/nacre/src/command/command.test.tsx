@@ -7,8 +7,8 @@ import userEvent from "@testing-library/user-event";
 import { Command } from "cmdk";
 import { type ReactNode, useState } from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { ConversationProvider } from "../conversation.js";
 import { CommandMenu, CompactCommandItem, isCommandMenuShortcut } from "./command.js";
-import { ConversationProvider } from "./conversation.js";
 
 function threeTurnLog() {
   return chatLogFrom([

@@ -5,6 +5,7 @@ import type { BenchSection } from "../section.js";
 interface LoadSample {
   readonly firstFrameMs: number;
   readonly renderWorkMs: number;
+  readonly mainThreadMs: number;
   readonly heapBytes: number;
 }
 interface StreamSample {
@@ -31,6 +32,11 @@ interface UiResult {
   readonly bundle: {
     readonly core: { readonly jsGzipBytes: number; readonly jsMinifiedBytes: number };
     readonly markdown: { readonly jsGzipBytes: number; readonly jsMinifiedBytes: number };
+    readonly adapters: ReadonlyArray<{
+      readonly name: string;
+      readonly jsGzipBytes: number;
+      readonly jsMinifiedBytes: number;
+    }>;
   };
 }
 
@@ -87,6 +93,13 @@ export const uiSection: BenchSection = {
               ms(load.aui?.renderWorkMs),
             ],
             [
+              "main-thread work until idle (ms)",
+              ms(load.nacre?.mainThreadMs),
+              ms(load.nacreSmall?.mainThreadMs),
+              ms(load.naive?.mainThreadMs),
+              ms(load.aui?.mainThreadMs),
+            ],
+            [
               "JS heap after load (MB)",
               mb(load.nacre?.heapBytes),
               mb(load.nacreSmall?.heapBytes),
@@ -129,6 +142,12 @@ export const uiSection: BenchSection = {
               String(result.bundle.markdown.jsMinifiedBytes),
               String(result.bundle.markdown.jsGzipBytes),
             ],
+            // What each further entry adds to a page that has the core already.
+            ...result.bundle.adapters.map((entry) => [
+              `${entry.name} (beyond the core)`,
+              String(entry.jsMinifiedBytes),
+              String(entry.jsGzipBytes),
+            ]),
           ],
         },
       ],

@@ -233,10 +233,11 @@ export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsPro
     else list.grew();
   }, [list, lastSeq, dividerAt, problem, turnRuns]);
 
-  // After every render: keep a held place, then, once the browser has laid the rows out and adjusted the
-  // scroll for rows added above (scroll anchoring, in the next frame), see whether other rows need rendering.
+  // After every render: stay at the end (rows added above, in a background step, must not leave the view behind
+  // even until the next frame) or keep a held place; then, once the browser has laid the rows out and adjusted
+  // the scroll for rows added above (scroll anchoring, in the next frame), see whether other rows need rendering.
   useLayoutEffect(() => {
-    list.keepPlace();
+    list.grew();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const frame = requestAnimationFrame(() => {
       timer = setTimeout(() => {

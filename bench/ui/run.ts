@@ -7,7 +7,8 @@
  *        [--measures load,stream,scroll,divider]
  *
  * Each measure runs on a fresh page; the opening measures take the median of `--rounds` (assistant-ui: one).
- * With --json, exactly one JSON object goes to stdout; diagnostics go to stderr.
+ * With --json, exactly one JSON object goes to stdout; diagnostics go to stderr. With NACRE_BENCH_TRACE=<prefix>,
+ * each scroll measure also writes a Chromium trace (DevTools' Performance panel opens it) to <prefix>-<list>.json.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -217,9 +218,13 @@ async function main() {
       }
     }
     for (const kind of measures.has("scroll") ? (["nacre", "naive"] as const) : []) {
-      scroll[kind] = await onFreshPage(browser, url, (page) =>
-        page.evaluate(([k, n]) => window.nacreBench.scroll(k, n), [kind, count] as const),
-      );
+      scroll[kind] = await onFreshPage(browser, url, async (page) => {
+        if (process.env.NACRE_BENCH_TRACE)
+          await browser.startTracing(page, { path: `${process.env.NACRE_BENCH_TRACE}-${kind}.json` });
+        const sample = await page.evaluate(([k, n]) => window.nacreBench.scroll(k, n), [kind, count] as const);
+        if (process.env.NACRE_BENCH_TRACE) await browser.stopTracing();
+        return sample;
+      });
       log(`scroll ${kind}: ${JSON.stringify(scroll[kind])}`);
     }
     if (measures.has("divider")) {

@@ -80,7 +80,7 @@ function firstState(
     mountedFrom: Math.max(0, Math.min(anchor - overscan * 4, count - initialRows)),
     window:
       at === -1
-        ? clampWindow(count - 3 * overscan, count, count)
+        ? clampWindow(count - 2 * overscan, count, count)
         : clampWindow(at - overscan, at + 3 * overscan, count),
     start: at === -1 ? { atEnd: true } : (saved as SavedPosition),
   };

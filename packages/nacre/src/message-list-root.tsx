@@ -87,6 +87,9 @@ export const MessageListRoot = forwardRef<HTMLDivElement, MessageListRootProps>(
         else keepPlace();
       },
       scrollToEnd() {
+        // A jump to the end (Jump to latest, a message sent) supersedes the reader's last scroll: rows that
+        // settle after it must not read as the reader leaving the end.
+        intentAt.current = Number.NEGATIVE_INFINITY;
         place.current = null;
         setPin(true);
         const node = element.current;

@@ -1,9 +1,11 @@
 import type { StreamingMessageState } from "@conch/engine-client";
 import { render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { RenderTextProvider, StreamingMessage } from "../message.js";
-import { renderMarkdown, renderMarkdownBlock } from "./index.js";
+import type { StreamBlock } from "../message-list-stream.js";
+import { Markdown, renderMarkdown, renderMarkdownBlock } from "./index.js";
 
 function state(text: string, done = false): StreamingMessageState {
   return { seq: 1, text, thinking: "", toolCalls: [], done };
@@ -93,5 +95,115 @@ describe("StreamingMessage without a renderer", () => {
     expect(shown?.textContent).toBe(text.replaceAll("\n", ""));
     expect(shown?.querySelectorAll("br")).toHaveLength(299);
     expect(view.container.querySelectorAll('[data-nacre-stream-block][data-kind="prose"]')).toHaveLength(1);
+  });
+});
+
+/** The open prose block of a reply, as `StreamingText` hands it to a block renderer. */
+function openProse(text: string): StreamBlock {
+  return { start: 0, kind: "prose", lang: "", chunks: [text], closed: false };
+}
+
+/** The open prose block of `text` through `renderMarkdownBlock`, as `StreamingText` renders it. */
+function OpenProse({ text }: { text: string }) {
+  return renderMarkdownBlock(openProse(text));
+}
+
+/** What `Markdown` renders for `text` on its own (the non-streamed rendering). */
+function wholeHtml(text: string): string {
+  const whole = render(<Markdown text={text} />);
+  const html = whole.container.innerHTML;
+  whole.unmount();
+  return html;
+}
+
+/** Sentences of words, closed and unclosed inline syntax, raw HTML, links and the odd block marker. */
+const sentenceToken = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom("The", "export", "reads", "é", "totals", "x_y") },
+  { weight: 8, arbitrary: fc.constantFrom(" ", ". ", ". The ", "! A ", "? **B** c ", "  ") },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      "**bold**",
+      "*",
+      "**",
+      "_",
+      "`code`",
+      "`",
+      "~~gone~~",
+      "~",
+      "[docs](https://a.example/d)",
+      "[",
+      "]",
+      "![pic](https://a.example/p.png)",
+      "[bad](javascript:alert(1))",
+      "<script>alert(1)</script>",
+      "<b>",
+      "&amp;",
+      "\\",
+      "www.a.example",
+      "https://a.example/x.",
+    ),
+  },
+  { weight: 1, arbitrary: fc.constantFrom("\n", "\nAnd ", "\n- ", "\n# ", "\n---", "\n| a |", " - ", " 1. ") },
+);
+const paragraph = fc.array(sentenceToken, { minLength: 1, maxLength: 50 }).map((tokens) => `Start ${tokens.join("")}`);
+
+describe("an open paragraph streamed in pieces (renderMarkdownBlock)", () => {
+  it("should render exactly as the whole paragraph does, for any text and any growth", () => {
+    fc.assert(
+      fc.property(
+        paragraph.chain((text) =>
+          fc.tuple(
+            fc.constant(text),
+            fc
+              .uniqueArray(fc.integer({ min: 1, max: text.length }), { maxLength: 8 })
+              .map((ends) => ends.sort((a, b) => a - b)),
+          ),
+        ),
+        ([text, ends]) => {
+          const view = render(<OpenProse text={text.slice(0, ends[0] ?? text.length)} />);
+          for (const end of [...ends, text.length]) {
+            const shown = text.slice(0, end);
+            view.rerender(<OpenProse text={shown} />);
+            expect(view.container.innerHTML).toBe(wholeHtml(shown));
+          }
+          view.unmount();
+        },
+      ),
+      { numRuns: 120 },
+    );
+  }, 60_000);
+
+  it("should render a long paragraph's finished sentences once each, re-parsing only the last", () => {
+    const sentence = "The export reads each month and writes one row per customer, with the totals. ";
+    const text = `**Note:** ${sentence.repeat(30)}`;
+    const view = render(<OpenProse text={text.slice(0, 20)} />);
+    for (let end = 40; end <= text.length; end += 20) {
+      view.rerender(<OpenProse text={text.slice(0, end)} />);
+    }
+    view.rerender(<OpenProse text={text} />);
+    expect(view.container.innerHTML).toBe(wholeHtml(text));
+    const paragraphs = view.container.querySelectorAll("p");
+    expect(paragraphs).toHaveLength(1);
+    // Each finished sentence is its own run of nodes (its own memoised piece), the paragraph one element.
+    expect(paragraphs[0]?.childNodes.length).toBeGreaterThanOrEqual(30);
+    expect(screen.getByText("Note:").tagName).toBe("STRONG");
+  });
+
+  it("should keep hostile text inert in finished pieces and in the tail", () => {
+    const text = [
+      "First [click](javascript:alert(1)) here.",
+      'Then <img src="https://evil.example/x.png" onerror="alert(1)"> there.',
+      "A ![beacon](https://evil.example/b.png) image.",
+      "Last <script>alert(2)</script>",
+    ].join(" ");
+    const view = render(<OpenProse text={text.slice(0, 10)} />);
+    for (let end = 10; end <= text.length; end += 9) view.rerender(<OpenProse text={text.slice(0, end)} />);
+    view.rerender(<OpenProse text={text} />);
+    expect(view.container.querySelector("img")).toBeNull();
+    expect(view.container.querySelector("script")).toBeNull();
+    expect(view.container.querySelector('a[href^="javascript"]')).toBeNull();
+    expect(view.container.textContent).toContain("<script>alert(2)</script>");
+    expect(view.container.innerHTML).toBe(wholeHtml(text));
   });
 });

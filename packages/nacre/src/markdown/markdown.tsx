@@ -1,5 +1,5 @@
 "use client";
-import { type ComponentPropsWithoutRef, createContext, memo, useContext } from "react";
+import { type ComponentPropsWithoutRef, createContext, memo, type ReactNode, useContext, useRef } from "react";
 import ReactMarkdown, { type Components, type ExtraProps } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { useNacreMessages } from "../conversation.js";
@@ -7,6 +7,7 @@ import { type RenderBlock, type RenderText, renderPlainText } from "../message.j
 import type { StreamBlock } from "../message-list-stream.js";
 import { CodeBlock } from "./code-block.js";
 import { remarkHtmlAsText } from "./html-as-text.js";
+import { createPieceSplitter, type PieceSplitter, splitParagraph } from "./paragraph-pieces.js";
 import { safeUrl } from "./safe-url.js";
 
 export interface MarkdownProps {
@@ -150,9 +151,61 @@ const StreamingCodeBlock = memo(function StreamingCodeBlock({ block }: { block: 
   );
 });
 
+// A piece of a paragraph renders as inline content: the paragraph element is the one around all the pieces.
+const Unwrapped = ({ children }: { children?: ReactNode }) => children;
+const pieceComponents: Components = { ...components, p: Unwrapped };
+
+/**
+ * One finished piece of a streamed paragraph as inline content, its trailing spaces as text (inside the
+ * paragraph they are kept); the tail as it parses (the paragraph's own end trims its trailing spaces).
+ */
+const ParagraphPiece = memo(function ParagraphPiece({ text, tail }: { text: string; tail?: boolean }) {
+  const source = tail ? text : text.trimEnd();
+  return (
+    <>
+      <ReactMarkdown remarkPlugins={remarkPlugins} components={pieceComponents} urlTransform={urlTransform}>
+        {source}
+      </ReactMarkdown>
+      {text.slice(source.length)}
+    </>
+  );
+});
+
+/**
+ * The open prose block of a streaming reply. When it is one plain paragraph, it renders as the pieces
+ * `splitParagraph` cut (finished ones memoised, no inline construct open across a cut) and the tail, inside
+ * one `<p>`: a delta parses the tail only, however long the paragraph already is. Anything else renders whole.
+ */
+const StreamingProse = memo(function StreamingProse({ text }: { text: string }) {
+  const splitter = useRef<PieceSplitter | null>(null);
+  splitter.current ??= createPieceSplitter();
+  const split = splitParagraph(splitter.current, text);
+  if (!split || split.pieces.length === 0) return <Markdown text={text} />;
+  return (
+    <div data-nacre-markdown="">
+      <p>
+        {split.pieces.map((piece, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: pieces only append, their place is their identity
+          <ParagraphPiece key={index} text={piece} />
+        ))}
+        <ParagraphPiece key="tail" text={split.tail} tail />
+      </p>
+    </div>
+  );
+});
+
 /**
  * A `RenderBlock` for `RenderTextProvider`: a streaming reply's blocks as Markdown, each on its own (a delta
- * parses the open paragraph only), code fences as a `CodeBlock` whose finished chunks do not render again.
+ * parses the open block only, and of an open paragraph its last sentence only), code fences as a `CodeBlock`
+ * whose finished chunks do not render again. A closed block renders whole, as `Markdown` would.
  */
-export const renderMarkdownBlock: RenderBlock = (block) =>
-  block.kind === "code" ? <StreamingCodeBlock block={block} /> : <Markdown text={block.chunks.join("")} />;
+export const renderMarkdownBlock: RenderBlock = (block) => {
+  switch (block.kind) {
+    case "code":
+      return <StreamingCodeBlock block={block} />;
+    case "prose":
+      return block.closed ? <Markdown text={block.chunks.join("")} /> : <StreamingProse text={block.chunks.join("")} />;
+    default:
+      return block.kind satisfies never;
+  }
+};

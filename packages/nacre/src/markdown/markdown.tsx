@@ -41,10 +41,15 @@ function languageOf(node: HastText | undefined): string | undefined {
   return language?.slice("language-".length);
 }
 
+/** `code` without the one line break a fence's last line ends in (not a regex: it would scan a 96 KB block). */
+function withoutFinalLineBreak(code: string): string {
+  return code.endsWith("\n") ? code.slice(0, -1) : code;
+}
+
 function Pre({ node }: ComponentPropsWithoutRef<"pre"> & ExtraProps) {
   const code = (node?.children as HastText[] | undefined)?.find((child) => child.tagName === "code");
   // Without its closing fence a streamed block still ends in the newline micromark adds; drop that one.
-  return <CodeBlock code={textOf(code).replace(/\n$/, "")} language={languageOf(code)} />;
+  return <CodeBlock code={withoutFinalLineBreak(textOf(code))} language={languageOf(code)} />;
 }
 
 function Link({ href, children }: ComponentPropsWithoutRef<"a"> & ExtraProps) {
@@ -118,6 +123,19 @@ const CodeChunk = memo(function CodeChunk({ text }: { text: string }) {
   return text;
 });
 
+/** Chunks per group: a delta compares the finished groups, not every chunk (flat as a 96 KB block grows). */
+const chunksPerGroup = 16;
+
+const sameChunks = (before: { chunks: readonly string[] }, after: { chunks: readonly string[] }) =>
+  before.chunks.length === after.chunks.length && before.chunks.every((chunk, index) => chunk === after.chunks[index]);
+
+const CodeChunkGroup = memo(function CodeChunkGroup({ chunks }: { chunks: readonly string[] }) {
+  return chunks.map((chunk, index) => (
+    // biome-ignore lint/suspicious/noArrayIndexKey: chunks only append, their place is their identity
+    <CodeChunk key={index} text={chunk} />
+  ));
+}, sameChunks);
+
 /** A code fence's lines without its opening and (once closed) closing fence lines, chunk by chunk. */
 function codeChunksOf(block: StreamBlock): string[] {
   const chunks = [...block.chunks];
@@ -135,16 +153,17 @@ function codeChunksOf(block: StreamBlock): string[] {
 
 /**
  * A code fence while it streams: the same `CodeBlock`, its lines in chunks of which only the open one renders
- * again per delta (a 96 KB reply of short lines costs one chunk a delta, not the whole block).
+ * again per delta, in groups of which only the open one is looked into (a 96 KB reply of short lines costs one
+ * chunk a delta, not the whole block).
  */
 const StreamingCodeBlock = memo(function StreamingCodeBlock({ block }: { block: StreamBlock }) {
   const chunks = codeChunksOf(block);
   return (
     <div data-nacre-markdown="" data-nacre-stream-block="" data-kind="code">
-      <CodeBlock code={chunks.join("").replace(/\n$/, "")} language={block.lang || undefined}>
-        {chunks.map((chunk, index) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: chunks only append, their place is their identity
-          <CodeChunk key={index} text={chunk} />
+      <CodeBlock code={withoutFinalLineBreak(chunks.join(""))} language={block.lang || undefined}>
+        {Array.from({ length: Math.ceil(chunks.length / chunksPerGroup) }, (_, group) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: groups only append, their place is their identity
+          <CodeChunkGroup key={group} chunks={chunks.slice(group * chunksPerGroup, (group + 1) * chunksPerGroup)} />
         ))}
       </CodeBlock>
     </div>

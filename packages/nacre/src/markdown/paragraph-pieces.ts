@@ -4,9 +4,10 @@ import { unified } from "unified";
 
 /**
  * A paragraph being written, cut into finished pieces and the tail still growing. `pieces` joined with `tail`
- * are the paragraph's exact source. Each piece ends in the run of spaces after a sentence, and no inline
- * construct (emphasis, code span, link or image bracket, autolink, raw HTML) is open across a cut, so the
- * paragraph renders as its pieces' inline content one after another, exactly as it would whole.
+ * are the paragraph's exact source. Each piece ends in the run of spaces after a sentence (or inside a long
+ * one), the next starts as paragraph text does, and no inline construct (emphasis, code span, link or image
+ * bracket, autolink, raw HTML) is open across a cut, so the paragraph renders as its pieces' inline content
+ * one after another, exactly as it would whole.
  */
 export interface ParagraphPieces {
   readonly pieces: readonly string[];
@@ -46,7 +47,7 @@ export function createPieceSplitter(): PieceSplitter {
   };
 }
 
-/** A piece this long is cut at any space before a letter, so that a run-on sentence does not grow the tail forever. */
+/** A piece this long is cut at any run of spaces, so that a run-on sentence does not grow the tail forever. */
 const longPiece = 240;
 
 /**

@@ -147,6 +147,13 @@ describe("isSettledPiece", () => {
     ["an open bracket", "A [b c.", false],
     ["raw HTML", "A <b>c</b>.", false],
     ["an unused tilde", "About ~5 minutes.", false],
+    ["a star with spaces on both sides", "So 2 * 3 is 6 and a ~ b.", true],
+    ["a citation that is not a link", "As shown [1] and [^2].", true],
+    ["an opener at a text's edge", "A `c`* d.", false],
+    ["a bracket left open inside brackets", "A [[b] c.", false],
+    ["an underscore at a word's edge", "A b_ c.", false],
+    ["an autolink and a comparison", "See <https://a.example> if a < b.", true],
+    ["a comment", "A <!-- b.", false],
   ])("should tell %s", (_, piece, settled) => {
     expect(isSettledPiece(piece)).toBe(settled);
   });

@@ -63,8 +63,6 @@ const lineStartLength = 11;
 
 /** Characters that can open or close an inline construct (a cut is checked by a parse if the piece has one). */
 const inlineSyntax = /[*_~`[\]<]/;
-/** In the text a piece parses to: a delimiter or bracket left unused, which a later one could still pair with. */
-const unusedSyntax = /[*~`[\]]|<(?![\s\d])|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/u;
 /** A place to cut: a run of spaces inside a line (after a sentence end, or anywhere in a long piece). */
 const cutCandidate = / +(?=\S)/gu;
 /**
@@ -85,23 +83,59 @@ interface MdNode {
   children?: MdNode[];
 }
 
-function settledInline(node: MdNode): boolean {
-  if (node.type === "html") return false;
-  if (node.type === "text" && unusedSyntax.test(node.value ?? "")) return false;
-  return (node.children ?? []).every(settledInline);
+/** The text nodes' values in document order; null when the tree holds raw HTML (a tag can span a cut). */
+function textsOf(node: MdNode, texts: string[]): string[] | null {
+  if (node.type === "html") return null;
+  if (node.type === "text") texts.push(node.value ?? "");
+  for (const child of node.children ?? []) if (!textsOf(child, texts)) return null;
+  return texts;
+}
+
+const space = /\s/;
+const wordCharacter = /[\p{L}\p{N}]/u;
+const delimiterRun = /([*_~])\1*/g;
+/** A code-span backtick, or a `<` that could begin an autolink or a tag. */
+const unusedOpener = /`|<(?![\s\d])/;
+
+/**
+ * Whether the text a piece parses to keeps something a later delimiter or bracket could still pair with: a
+ * backtick, a `<` before a name, a `[` never closed, or a `*`/`_`/`~` run that can open or close (one with
+ * spaces on both sides cannot, nor `_` inside a word). A run at a text node's edge counts as open (its
+ * neighbour is in another node). A `[`...`]` that did not make a link is spent: nothing later reuses it.
+ */
+function leavesOpen(texts: readonly string[]): boolean {
+  let openBrackets = 0;
+  for (const value of texts) {
+    if (unusedOpener.test(value)) return true;
+    for (const run of value.matchAll(delimiterRun)) {
+      const before = value[run.index - 1];
+      const after = value[run.index + run[0].length];
+      if (before === undefined || after === undefined) return true;
+      if (space.test(before) && space.test(after)) continue;
+      if (run[1] === "_" && wordCharacter.test(before) && wordCharacter.test(after)) continue;
+      return true;
+    }
+    for (const character of value) {
+      if (character === "[") openBrackets += 1;
+      else if (character === "]" && openBrackets > 0) openBrackets -= 1;
+    }
+  }
+  return openBrackets > 0;
 }
 
 /**
  * Whether `piece` (one paragraph's worth of source, without its trailing spaces) leaves no inline construct
- * open: with no syntax character at all, trivially; else it parses to one paragraph whose text keeps no
- * delimiter or bracket unused (raw HTML counts as open: a tag can span a cut).
+ * open: with no syntax character at all, trivially; else it parses to one paragraph with no raw HTML whose
+ * text keeps nothing a later delimiter or bracket could pair with (`leavesOpen`).
  */
 export function isSettledPiece(piece: string): boolean {
   if (!inlineSyntax.test(piece)) return true;
   processor ??= createProcessor();
   const tree = processor.parse(piece) as MdNode;
   const [paragraph, ...rest] = tree.children ?? [];
-  return rest.length === 0 && paragraph?.type === "paragraph" && settledInline(paragraph);
+  if (rest.length > 0 || paragraph?.type !== "paragraph") return false;
+  const texts = textsOf(paragraph, []);
+  return texts !== null && !leavesOpen(texts);
 }
 
 /** Checks each line's start once it is long enough to tell (or complete), from `state.lineStart` on. */

@@ -116,71 +116,111 @@ function wholeHtml(text: string): string {
   return html;
 }
 
-/** Sentences of words, closed and unclosed inline syntax, raw HTML, links and the odd block marker. */
-const sentenceToken = fc.oneof(
-  { weight: 8, arbitrary: fc.constantFrom("The", "export", "reads", "é", "totals", "x_y") },
-  { weight: 8, arbitrary: fc.constantFrom(" ", ". ", ". The ", "! A ", "? **B** c ", "  ") },
-  {
-    weight: 4,
-    arbitrary: fc.constantFrom(
-      "**bold**",
-      "*",
-      "**",
-      "_",
-      "`code`",
-      "`",
-      "~~gone~~",
-      "~",
-      "[docs](https://a.example/d)",
-      "[",
-      "]",
-      "![pic](https://a.example/p.png)",
-      "[bad](javascript:alert(1))",
-      "<script>alert(1)</script>",
-      "<b>",
-      "&amp;",
-      "\\",
-      "www.a.example",
-      "https://a.example/x.",
-      " * ",
-      " ** ",
-      " ~ ",
-      " _ ",
-      "[1]",
-      "[^2]",
-      "![",
-      "](https://a.example/y)",
-      "a < b",
-      "<https://a.example/z>",
-    ),
-  },
-  { weight: 1, arbitrary: fc.constantFrom("\n", "\nAnd ", "\n- ", "\n# ", "\n---", "\n| a |", " - ", " 1. ") },
-);
-const paragraph = fc.array(sentenceToken, { minLength: 1, maxLength: 50 }).map((tokens) => `Start ${tokens.join("")}`);
+const words = fc.constantFrom("The", "export", "reads", "é", "totals", "x_y");
+/**
+ * Words, closed and unclosed inline syntax, raw HTML, links and the odd block marker; with sentence ends, or
+ * without (a run-on paragraph, cut inside its long sentences, mostly of closed syntax so that cuts happen).
+ */
+const sentenceToken = (sentenceEnds: boolean) =>
+  fc.oneof(
+    { weight: 8, arbitrary: words },
+    {
+      weight: 8,
+      arbitrary: sentenceEnds
+        ? fc.constantFrom(" ", ". ", ". The ", "! A ", "? **B** c ", "  ")
+        : fc.constantFrom(" ", "  ", " **B** c "),
+    },
+    {
+      weight: sentenceEnds ? 0 : 4,
+      arbitrary: fc.constantFrom(
+        "**bold**",
+        "`code`",
+        "~~gone~~",
+        "[docs](https://a.example/d)",
+        "[1]",
+        " * ",
+        "\u00a0",
+      ),
+    },
+    {
+      weight: sentenceEnds ? 4 : 1,
+      arbitrary: fc.constantFrom(
+        "**bold**",
+        "*",
+        "**",
+        "_",
+        "`code`",
+        "`",
+        "~~gone~~",
+        "~",
+        "[docs](https://a.example/d)",
+        "[",
+        "]",
+        "![pic](https://a.example/p.png)",
+        "[bad](javascript:alert(1))",
+        "<script>alert(1)</script>",
+        "<b>",
+        "&amp;",
+        "\\",
+        "www.a.example",
+        "https://a.example/x.",
+        " * ",
+        " ** ",
+        " ~ ",
+        " _ ",
+        "[1]",
+        "[^2]",
+        "![",
+        "](https://a.example/y)",
+        "a < b",
+        "<https://a.example/z>",
+        "\u00a0",
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: sentenceEnds
+        ? fc.constantFrom("\n", "\nAnd ", "\n- ", "\n# ", "\n---", "\n| a |", " - ", " 1. ")
+        : fc.constantFrom("\nAnd ", " - "),
+    },
+  );
+const paragraphOf = (minLength: number, maxLength: number, sentenceEnds = true) =>
+  fc
+    .array(sentenceToken(sentenceEnds), { minLength, maxLength, size: "max" })
+    .map((tokens) => `Start ${tokens.join("")}`);
+/** Growth points of `text`: the prefixes it is rendered at, one after another. */
+const growthOf = (text: string) =>
+  fc.uniqueArray(fc.integer({ min: 1, max: text.length }), { maxLength: 8 }).map((ends) => ends.sort((a, b) => a - b));
+
+/** Renders `text` grown through `ends` and checks each step against the whole paragraph's rendering. */
+function expectPiecesAsWhole(text: string, ends: readonly number[]) {
+  const view = render(<OpenProse text={text.slice(0, ends[0] ?? text.length)} />);
+  for (const end of [...ends, text.length]) {
+    const shown = text.slice(0, end);
+    view.rerender(<OpenProse text={shown} />);
+    expect(view.container.innerHTML).toBe(wholeHtml(shown));
+  }
+  view.unmount();
+}
 
 describe("an open paragraph streamed in pieces (renderMarkdownBlock)", () => {
   it("should render exactly as the whole paragraph does, for any text and any growth", () => {
     fc.assert(
       fc.property(
-        paragraph.chain((text) =>
-          fc.tuple(
-            fc.constant(text),
-            fc
-              .uniqueArray(fc.integer({ min: 1, max: text.length }), { maxLength: 8 })
-              .map((ends) => ends.sort((a, b) => a - b)),
-          ),
-        ),
-        ([text, ends]) => {
-          const view = render(<OpenProse text={text.slice(0, ends[0] ?? text.length)} />);
-          for (const end of [...ends, text.length]) {
-            const shown = text.slice(0, end);
-            view.rerender(<OpenProse text={shown} />);
-            expect(view.container.innerHTML).toBe(wholeHtml(shown));
-          }
-          view.unmount();
-        },
+        paragraphOf(1, 50).chain((text) => fc.tuple(fc.constant(text), growthOf(text))),
+        ([text, ends]) => expectPiecesAsWhole(text, ends),
       ),
       { numRuns: 120 },
+    );
+  }, 60_000);
+
+  it("should render a run-on paragraph (cut inside long sentences) exactly as whole", () => {
+    fc.assert(
+      fc.property(
+        paragraphOf(60, 200, false).chain((text) => fc.tuple(fc.constant(text), growthOf(text))),
+        ([text, ends]) => expectPiecesAsWhole(text, ends),
+      ),
+      { numRuns: 30 },
     );
   }, 60_000);
 

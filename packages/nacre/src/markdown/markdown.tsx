@@ -7,7 +7,7 @@ import { type RenderBlock, type RenderText, renderPlainText } from "../message.j
 import type { StreamBlock } from "../message-list-stream.js";
 import { CodeBlock } from "./code-block.js";
 import { remarkHtmlAsText } from "./html-as-text.js";
-import { createPieceSplitter, type PieceSplitter, splitParagraph } from "./paragraph-pieces.js";
+import { createPieceSplitter, type PieceSplitter, plainParagraphText, splitParagraph } from "./paragraph-pieces.js";
 import { safeUrl } from "./safe-url.js";
 
 export interface MarkdownProps {
@@ -176,16 +176,23 @@ const pieceComponents: Components = { ...components, p: Unwrapped };
 
 /**
  * One finished piece of a streamed paragraph as inline content, its trailing spaces as text (inside the
- * paragraph they are kept); the tail as it parses (the paragraph's own end trims its trailing spaces).
+ * paragraph they are kept); the tail as it parses (the paragraph's own end trims its trailing spaces). Plain
+ * words (most sentences) are the text they are, without a parse.
  */
 const ParagraphPiece = memo(function ParagraphPiece({ text, tail }: { text: string; tail?: boolean }) {
-  const source = tail ? text : text.trimEnd();
+  let end = text.length;
+  // Only the run of spaces a piece was cut at (trimEnd would take any other whitespace before it too).
+  while (!tail && text[end - 1] === " ") end -= 1;
+  const source = text.slice(0, end);
+  const plain = plainParagraphText(source);
   return (
     <>
-      <ReactMarkdown remarkPlugins={remarkPlugins} components={pieceComponents} urlTransform={urlTransform}>
-        {source}
-      </ReactMarkdown>
-      {text.slice(source.length)}
+      {plain ?? (
+        <ReactMarkdown remarkPlugins={remarkPlugins} components={pieceComponents} urlTransform={urlTransform}>
+          {source}
+        </ReactMarkdown>
+      )}
+      {text.slice(end)}
     </>
   );
 });
@@ -199,7 +206,7 @@ const StreamingProse = memo(function StreamingProse({ text }: { text: string }) 
   const splitter = useRef<PieceSplitter | null>(null);
   splitter.current ??= createPieceSplitter();
   const split = splitParagraph(splitter.current, text);
-  if (!split || split.pieces.length === 0) return <Markdown text={text} />;
+  if (!split || (split.pieces.length === 0 && plainParagraphText(split.tail) === null)) return <Markdown text={text} />;
   return (
     <div data-nacre-markdown="">
       <p>

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createPieceSplitter, isSettledPiece, splitParagraph } from "./paragraph-pieces.js";
+import { createPieceSplitter, isSettledPiece, plainParagraphText, splitParagraph } from "./paragraph-pieces.js";
 
 /** Feeds `text` to one splitter in prefixes ending at `ends` (sorted), then whole; returns every result. */
 function feed(text: string, ends: readonly number[]) {
@@ -156,5 +156,25 @@ describe("isSettledPiece", () => {
     ["a comment", "A <!-- b.", false],
   ])("should tell %s", (_, piece, settled) => {
     expect(isSettledPiece(piece)).toBe(settled);
+  });
+});
+
+describe("plainParagraphText", () => {
+  it.each([
+    [
+      "plain words, their final spaces trimmed",
+      "The export reads, 3 times (twice). \t",
+      "The export reads, 3 times (twice).",
+    ],
+    ["emphasis", "A **b**.", null],
+    ["an entity", "A &amp; b.", null],
+    ["an escape", "A \\. b", null],
+    ["a line break", "A\nb", null],
+    ["a www autolink", "See WWW.a.example now", null],
+    ["a URL", "See https://a.example now", null],
+    ["an address", "Write to a@b.example now", null],
+    ["a leading space", " A b", null],
+  ])("should tell %s", (_, source, plain) => {
+    expect(plainParagraphText(source)).toBe(plain);
   });
 });

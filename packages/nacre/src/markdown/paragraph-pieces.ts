@@ -205,3 +205,20 @@ export function splitParagraph(state: PieceSplitter, text: string): ParagraphPie
   state.scanned = Math.max(state.scanned, text.length - (/ *$/.exec(text)?.[0].length ?? 0));
   return { pieces: state.pieces, tail: text.slice(state.cut) };
 }
+
+/**
+ * Anything that makes paragraph text more than the characters it is: inline syntax, an entity, an escape, a
+ * line break (its spaces are trimmed), NUL (replaced), an autolink literal (`www.`, `://`, an `@` address).
+ */
+const notPlain = /[*_~`[\]<&\\@\r\n\0]|www\.|:\/\//i;
+
+/**
+ * What a paragraph of `source` renders as when it is plain text: the same characters, its final spaces and
+ * tabs trimmed as a paragraph's are. Null when it is not plain (or starts with a space): parse it instead.
+ */
+export function plainParagraphText(source: string): string | null {
+  if (notPlain.test(source) || !/^\S/.test(source)) return null;
+  let end = source.length;
+  while (source[end - 1] === " " || source[end - 1] === "\t") end -= 1;
+  return source.slice(0, end);
+}

@@ -61,7 +61,7 @@ describe("a streaming reply in Markdown (renderMarkdownBlock)", () => {
   });
 
   describe("given a 96 KB reply of short code lines, cut off mid-fence", () => {
-    it("should show one code block with every line so far, as text", () => {
+    it("should show one code block with every line so far, as text, and copy them all", async () => {
       const lines = Array.from({ length: 3200 }, (_, index) => `  line_${index} = ${index};`);
       const text = `\`\`\`js\n${lines.join("\n")}\n`;
       streamInto(text, 1500);
@@ -69,6 +69,21 @@ describe("a streaming reply in Markdown (renderMarkdownBlock)", () => {
       expect(blocks).toHaveLength(1);
       expect(blocks[0]?.querySelector("code")?.textContent).toBe(`${lines.join("\n")}\n`);
       expect(blocks[0]).toHaveAttribute("data-language", "js");
+      await userEvent.setup().click(screen.getByRole("button", { name: "Copy" }));
+      expect(await navigator.clipboard.readText()).toBe(lines.join("\n"));
+    });
+  });
+
+  describe.each([
+    ["mid-line", 1_000, ""],
+    ["closed, the fence alone in the last chunk", 64 * 3 - 1, "```\n"],
+    ["closed mid-chunk", 1_000, "```\n\nAfter."],
+  ])("given a long code fence %s", (_, count, end) => {
+    it("should copy exactly its lines", async () => {
+      const lines = Array.from({ length: count }, (_, index) => `x${index}`);
+      streamInto(`\`\`\`\n${lines.join("\n")}\n${end}`, 333);
+      await userEvent.setup().click(screen.getByRole("button", { name: "Copy" }));
+      expect(await navigator.clipboard.readText()).toBe(lines.join("\n"));
     });
   });
 

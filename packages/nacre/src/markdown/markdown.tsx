@@ -158,9 +158,22 @@ function codeChunksOf(block: StreamBlock): string[] {
  */
 const StreamingCodeBlock = memo(function StreamingCodeBlock({ block }: { block: StreamBlock }) {
   const chunks = codeChunksOf(block);
+  // The code the copy button copies, without joining the whole block per delta (96 KB a delta is garbage the
+  // collector pays for while rendering): the finished chunks' text is kept and grows by the chunks that finish.
+  const finished = useRef({ count: 0, text: "" });
+  const openIndex = chunks.length - 1;
+  if (openIndex < finished.current.count) finished.current = { count: 0, text: "" };
+  if (openIndex > finished.current.count) {
+    const text = finished.current.text + chunks.slice(finished.current.count, openIndex).join("");
+    finished.current = { count: openIndex, text };
+  }
+  const open = chunks[openIndex] ?? "";
+  const code = open
+    ? finished.current.text + withoutFinalLineBreak(open)
+    : withoutFinalLineBreak(finished.current.text);
   return (
     <div data-nacre-markdown="" data-nacre-stream-block="" data-kind="code">
-      <CodeBlock code={withoutFinalLineBreak(chunks.join(""))} language={block.lang || undefined}>
+      <CodeBlock code={code} language={block.lang || undefined}>
         {Array.from({ length: Math.ceil(chunks.length / chunksPerGroup) }, (_, group) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: groups only append, their place is their identity
           <CodeChunkGroup key={group} chunks={chunks.slice(group * chunksPerGroup, (group + 1) * chunksPerGroup)} />

@@ -87,6 +87,8 @@ async function bundleSize(entry: string, fileName: string) {
     /^cmdk($|\/)/,
     /^react-markdown($|\/)/,
     /^remark-gfm($|\/)/,
+    /^remark-parse($|\/)/,
+    /^unified($|\/)/,
   ];
   // The entry itself is bundled; only other packages stay out.
   return libraryBundleSize(

@@ -1,6 +1,7 @@
 import { cleanup, render } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
-import { Markdown } from "./index.js";
+import { RenderTextProvider, StreamingMessage } from "../message.js";
+import { Markdown, renderMarkdown, renderMarkdownBlock } from "./index.js";
 
 afterEach(cleanup);
 
@@ -78,5 +79,45 @@ describe("Markdown in Chromium, given hostile model text", () => {
     await settle();
     expect(fetched(allowed)).toBe(true);
     expect(fetched(refused)).toBe(false);
+  });
+
+  it("should execute and fetch nothing while one long hostile paragraph streams in pieces", async () => {
+    window.nacrePwned = [];
+    const image = beacon("streamed");
+    const rawImage = beacon("streamed-raw");
+    // One paragraph (no line break): its finished sentences render as pieces, the last as the tail.
+    const text = [
+      "First sentence, plain. **Bold** and `code` are closed here.",
+      `An image ![beacon](${image}) is not fetched.`,
+      "A [link](javascript:window.nacrePwned.push('link')) is refused.",
+      `Raw <img src="${rawImage}" onerror="window.nacrePwned.push('onerror')"> stays text.`,
+      "And <script>window.nacrePwned.push('script')</script> too.",
+      "The tail ends [here](https://a.example/ok) <b>open",
+    ].join(" ");
+    const ui = (shown: string) => (
+      <div>
+        <RenderTextProvider renderText={renderMarkdown} renderBlock={renderMarkdownBlock}>
+          <ol>
+            <StreamingMessage streaming={{ seq: 1, text: shown, thinking: "", toolCalls: [], done: false }} />
+          </ol>
+        </RenderTextProvider>
+        <p id="after">after the message</p>
+      </div>
+    );
+    const view = render(ui(text.slice(0, 7)));
+    for (let end = 14; end < text.length + 7; end += 7) view.rerender(ui(text.slice(0, end)));
+    for (const element of view.container.querySelectorAll<HTMLElement>("a, span, button")) element.click();
+    await settle();
+    expect(window.nacrePwned).toEqual([]);
+    expect(view.container.querySelectorAll("script, iframe, svg, img")).toHaveLength(0);
+    expect(fetched(image)).toBe(false);
+    expect(fetched(rawImage)).toBe(false);
+    for (const link of view.container.querySelectorAll("a")) {
+      expect(link.getAttribute("href") ?? "").toMatch(/^(https?:|mailto:)/);
+    }
+    const markdown = view.container.querySelector("[data-nacre-markdown]");
+    expect(markdown?.querySelectorAll("p")).toHaveLength(1);
+    expect(markdown?.textContent).toContain("<script>window.nacrePwned.push('script')</script>");
+    expect(document.getElementById("after")?.closest("[data-nacre-markdown]")).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 "use client";
-import { type ComponentPropsWithoutRef, createContext, memo, useContext } from "react";
+import { type ComponentPropsWithoutRef, createContext, memo, type ReactNode, useContext, useRef } from "react";
 import ReactMarkdown, { type Components, type ExtraProps } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { useNacreMessages } from "../conversation.js";
@@ -7,6 +7,7 @@ import { type RenderBlock, type RenderText, renderPlainText } from "../message.j
 import type { StreamBlock } from "../message-list-stream.js";
 import { CodeBlock } from "./code-block.js";
 import { remarkHtmlAsText } from "./html-as-text.js";
+import { createPieceSplitter, type PieceSplitter, plainParagraphText, splitParagraph } from "./paragraph-pieces.js";
 import { safeUrl } from "./safe-url.js";
 
 export interface MarkdownProps {
@@ -40,10 +41,15 @@ function languageOf(node: HastText | undefined): string | undefined {
   return language?.slice("language-".length);
 }
 
+/** `code` without the one line break a fence's last line ends in (not a regex: it would scan a 96 KB block). */
+function withoutFinalLineBreak(code: string): string {
+  return code.endsWith("\n") ? code.slice(0, -1) : code;
+}
+
 function Pre({ node }: ComponentPropsWithoutRef<"pre"> & ExtraProps) {
   const code = (node?.children as HastText[] | undefined)?.find((child) => child.tagName === "code");
   // Without its closing fence a streamed block still ends in the newline micromark adds; drop that one.
-  return <CodeBlock code={textOf(code).replace(/\n$/, "")} language={languageOf(code)} />;
+  return <CodeBlock code={withoutFinalLineBreak(textOf(code))} language={languageOf(code)} />;
 }
 
 function Link({ href, children }: ComponentPropsWithoutRef<"a"> & ExtraProps) {
@@ -117,6 +123,19 @@ const CodeChunk = memo(function CodeChunk({ text }: { text: string }) {
   return text;
 });
 
+/** Chunks per group: a delta compares the finished groups, not every chunk (flat as a 96 KB block grows). */
+const chunksPerGroup = 16;
+
+const sameChunks = (before: { chunks: readonly string[] }, after: { chunks: readonly string[] }) =>
+  before.chunks.length === after.chunks.length && before.chunks.every((chunk, index) => chunk === after.chunks[index]);
+
+const CodeChunkGroup = memo(function CodeChunkGroup({ chunks }: { chunks: readonly string[] }) {
+  return chunks.map((chunk, index) => (
+    // biome-ignore lint/suspicious/noArrayIndexKey: chunks only append, their place is their identity
+    <CodeChunk key={index} text={chunk} />
+  ));
+}, sameChunks);
+
 /** A code fence's lines without its opening and (once closed) closing fence lines, chunk by chunk. */
 function codeChunksOf(block: StreamBlock): string[] {
   const chunks = [...block.chunks];
@@ -134,25 +153,98 @@ function codeChunksOf(block: StreamBlock): string[] {
 
 /**
  * A code fence while it streams: the same `CodeBlock`, its lines in chunks of which only the open one renders
- * again per delta (a 96 KB reply of short lines costs one chunk a delta, not the whole block).
+ * again per delta, in groups of which only the open one is looked into (a 96 KB reply of short lines costs one
+ * chunk a delta, not the whole block).
  */
 const StreamingCodeBlock = memo(function StreamingCodeBlock({ block }: { block: StreamBlock }) {
   const chunks = codeChunksOf(block);
+  // The code the copy button copies, without joining the whole block per delta (96 KB a delta is garbage the
+  // collector pays for while rendering): the finished chunks' text is kept and grows by the chunks that finish.
+  const finished = useRef({ count: 0, text: "" });
+  const openIndex = chunks.length - 1;
+  if (openIndex < finished.current.count) finished.current = { count: 0, text: "" };
+  if (openIndex > finished.current.count) {
+    const text = finished.current.text + chunks.slice(finished.current.count, openIndex).join("");
+    finished.current = { count: openIndex, text };
+  }
+  const open = chunks[openIndex] ?? "";
+  const code = open
+    ? finished.current.text + withoutFinalLineBreak(open)
+    : withoutFinalLineBreak(finished.current.text);
   return (
     <div data-nacre-markdown="" data-nacre-stream-block="" data-kind="code">
-      <CodeBlock code={chunks.join("").replace(/\n$/, "")} language={block.lang || undefined}>
-        {chunks.map((chunk, index) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: chunks only append, their place is their identity
-          <CodeChunk key={index} text={chunk} />
+      <CodeBlock code={code} language={block.lang || undefined}>
+        {Array.from({ length: Math.ceil(chunks.length / chunksPerGroup) }, (_, group) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: groups only append, their place is their identity
+          <CodeChunkGroup key={group} chunks={chunks.slice(group * chunksPerGroup, (group + 1) * chunksPerGroup)} />
         ))}
       </CodeBlock>
     </div>
   );
 });
 
+// A piece of a paragraph renders as inline content: the paragraph element is the one around all the pieces.
+const Unwrapped = ({ children }: { children?: ReactNode }) => children;
+const pieceComponents: Components = { ...components, p: Unwrapped };
+
+/**
+ * One finished piece of a streamed paragraph as inline content, its trailing spaces as text (inside the
+ * paragraph they are kept); the tail as it parses (the paragraph's own end trims its trailing spaces). Plain
+ * words (most sentences) are the text they are, without a parse.
+ */
+const ParagraphPiece = memo(function ParagraphPiece({ text, tail }: { text: string; tail?: boolean }) {
+  let end = text.length;
+  // Only the run of spaces a piece was cut at (trimEnd would take any other whitespace before it too).
+  while (!tail && text[end - 1] === " ") end -= 1;
+  const source = text.slice(0, end);
+  const plain = plainParagraphText(source);
+  return (
+    <>
+      {plain ?? (
+        <ReactMarkdown remarkPlugins={remarkPlugins} components={pieceComponents} urlTransform={urlTransform}>
+          {source}
+        </ReactMarkdown>
+      )}
+      {text.slice(end)}
+    </>
+  );
+});
+
+/**
+ * The open prose block of a streaming reply. When it is one plain paragraph, it renders as the pieces
+ * `splitParagraph` cut (finished ones memoised, no inline construct open across a cut) and the tail, inside
+ * one `<p>`: a delta parses the tail only, however long the paragraph already is. Anything else renders whole.
+ */
+const StreamingProse = memo(function StreamingProse({ text }: { text: string }) {
+  const splitter = useRef<PieceSplitter | null>(null);
+  splitter.current ??= createPieceSplitter();
+  const split = splitParagraph(splitter.current, text);
+  if (!split || (split.pieces.length === 0 && plainParagraphText(split.tail) === null)) return <Markdown text={text} />;
+  return (
+    <div data-nacre-markdown="">
+      <p>
+        {split.pieces.map((piece, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: pieces only append, their place is their identity
+          <ParagraphPiece key={index} text={piece} />
+        ))}
+        <ParagraphPiece key="tail" text={split.tail} tail />
+      </p>
+    </div>
+  );
+});
+
 /**
  * A `RenderBlock` for `RenderTextProvider`: a streaming reply's blocks as Markdown, each on its own (a delta
- * parses the open paragraph only), code fences as a `CodeBlock` whose finished chunks do not render again.
+ * parses the open block only, and of an open paragraph its last sentence only), code fences as a `CodeBlock`
+ * whose finished chunks do not render again. A closed block renders whole, as `Markdown` would.
  */
-export const renderMarkdownBlock: RenderBlock = (block) =>
-  block.kind === "code" ? <StreamingCodeBlock block={block} /> : <Markdown text={block.chunks.join("")} />;
+export const renderMarkdownBlock: RenderBlock = (block) => {
+  switch (block.kind) {
+    case "code":
+      return <StreamingCodeBlock block={block} />;
+    case "prose":
+      return block.closed ? <Markdown text={block.chunks.join("")} /> : <StreamingProse text={block.chunks.join("")} />;
+    default:
+      return block.kind satisfies never;
+  }
+};

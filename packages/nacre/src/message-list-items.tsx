@@ -45,7 +45,7 @@ export interface MessageListItemsProps extends ComponentPropsWithoutRef<"ol"> {
 
 /**
  * Messages this far from the rows in full are collapsed, a run of them to one row (`CollapsedRows`): React keeps
- * a few hundred elements for a log of any length. A chat shorter than this never collapses anything.
+ * a few hundred elements for a log of any length. A chat of about a hundred messages never collapses anything.
  */
 const rowsOpenAround = 2 * groupSize;
 
@@ -87,8 +87,9 @@ function firstState(
 }
 
 /**
- * Every message of the log, in order: the ones on screen (and `overscan` beyond) rendered in full, the others as
- * plain-text placeholders under `content-visibility: auto` (cheap, and find-in-page finds their text), the summary
+ * Every message of the log, in order: the ones on screen (and `overscan` beyond) rendered in full, those near
+ * them as plain-text placeholders under `content-visibility: auto`, the far ones in collapsed runs of 32 (one row
+ * each, its spans made by the DOM; find-in-page finds every message's text either way), the summary
  * divider where the model's memory starts, the turn problem after its message, and the message being written.
  * A long log puts its newest `initialRows` in the page first and the older ones in background steps (React
  * transitions, which yield to input); `data-rendering` meanwhile. A streamed delta renders the streaming row only.

@@ -23,6 +23,18 @@ async function settle() {
   await new Promise((resolve) => setTimeout(resolve, 800));
 }
 
+/** Every link, span and button clicked: no script ran, no active element exists, no beacon was fetched, links are safe. */
+async function expectInert(container: HTMLElement, beacons: readonly string[]) {
+  for (const element of container.querySelectorAll<HTMLElement>("a, span, button")) element.click();
+  await settle();
+  expect(window.nacrePwned).toEqual([]);
+  expect(container.querySelectorAll("script, iframe, svg, img")).toHaveLength(0);
+  for (const url of beacons) expect(fetched(url)).toBe(false);
+  for (const link of container.querySelectorAll("a")) {
+    expect(link.getAttribute("href") ?? "").toMatch(/^(https?:|mailto:)/);
+  }
+}
+
 describe("Markdown in Chromium, given hostile model text", () => {
   it("should execute nothing and fetch nothing, and show the markup as text", async () => {
     window.nacrePwned = [];
@@ -55,15 +67,7 @@ describe("Markdown in Chromium, given hostile model text", () => {
         <p id="after">after the message</p>
       </div>,
     );
-    for (const element of view.container.querySelectorAll<HTMLElement>("a, span, button")) element.click();
-    await settle();
-    expect(window.nacrePwned).toEqual([]);
-    expect(view.container.querySelectorAll("script, iframe, svg, img")).toHaveLength(0);
-    expect(fetched(image)).toBe(false);
-    expect(fetched(rawImage)).toBe(false);
-    for (const link of view.container.querySelectorAll("a")) {
-      expect(link.getAttribute("href") ?? "").toMatch(/^(https?:|mailto:)/);
-    }
+    await expectInert(view.container, [image, rawImage]);
     expect(view.container.textContent).toContain("<script>window.nacrePwned.push('script')</script>");
     // The open fence is one code block inside the message; what follows the message is still its own element.
     expect(view.container.querySelector("[data-nacre-code-block] code")?.textContent).toContain(
@@ -106,15 +110,7 @@ describe("Markdown in Chromium, given hostile model text", () => {
     );
     const view = render(ui(text.slice(0, 7)));
     for (let end = 14; end < text.length + 7; end += 7) view.rerender(ui(text.slice(0, end)));
-    for (const element of view.container.querySelectorAll<HTMLElement>("a, span, button")) element.click();
-    await settle();
-    expect(window.nacrePwned).toEqual([]);
-    expect(view.container.querySelectorAll("script, iframe, svg, img")).toHaveLength(0);
-    expect(fetched(image)).toBe(false);
-    expect(fetched(rawImage)).toBe(false);
-    for (const link of view.container.querySelectorAll("a")) {
-      expect(link.getAttribute("href") ?? "").toMatch(/^(https?:|mailto:)/);
-    }
+    await expectInert(view.container, [image, rawImage]);
     const markdown = view.container.querySelector("[data-nacre-markdown]");
     expect(markdown?.querySelectorAll("p")).toHaveLength(1);
     expect(markdown?.textContent).toContain("<script>window.nacrePwned.push('script')</script>");

@@ -168,6 +168,15 @@ export interface StreamingMessageProps extends ComponentPropsWithoutRef<"li"> {
   asChild?: boolean;
 }
 
+/** A tool call of the reply being written: the same call object from delta to delta, so it renders once. */
+const StreamingToolCall = memo(function StreamingToolCall({
+  call,
+}: {
+  call: StreamingMessageState["toolCalls"][number];
+}) {
+  return <ToolCall call={call} />;
+});
+
 /**
  * The message being written: `data-streaming`, `aria-busy` until it ends. Its text goes through
  * `StreamingText`, so a delta renders the open block only: the cost of a delta stays flat as the reply grows.
@@ -193,7 +202,7 @@ export const StreamingMessage = forwardRef<HTMLLIElement, StreamingMessageProps>
         <>
           <span data-nacre-message-role="">{messages.roleLabel("assistant")}</span>
           {streaming.toolCalls.map((call) => (
-            <ToolCall key={call.id} call={call} />
+            <StreamingToolCall key={call.id} call={call} />
           ))}
           <div data-nacre-message-text="" dir="auto">
             {streaming.text ? <StreamingText text={streaming.text} renderBlock={blockRenderer} /> : messages.streaming}

@@ -230,8 +230,15 @@ export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsPro
     const sentAgain = previousProblemSeq.current === lastSeq && problem === null && turnRuns;
     previousLast.current = lastSeq;
     previousProblemSeq.current = problem?.seq ?? null;
-    if (sent || sentAgain) list.scrollToEnd();
-    else list.grew();
+    if (sent || sentAgain) {
+      list.scrollToEnd();
+      // The end in full now, before the browser paints: from far up, its rows may be a collapsed run.
+      const end = clampWindow(count - 2 * overscan, count, count);
+      if (windowRef.current.to < count || windowRef.current.from > end.from) {
+        windowRef.current = end;
+        setState((before) => (before ? { ...before, window: end } : before));
+      }
+    } else list.grew();
   }, [list, lastSeq, dividerAt, problem, turnRuns]);
 
   // After every render: stay at the end (rows added above, in a background step, must not leave the view behind

@@ -71,6 +71,11 @@ export const uiSection: BenchSection = {
     const result = JSON.parse(stdout) as UiResult;
     const { load, stream, scroll } = result;
     const mb = (bytes: number | undefined) => (bytes === undefined ? "" : (bytes / 1_048_576).toFixed(1));
+    // One measure across the opened lists, in the header's order.
+    const loadRow = (measure: string, cell: (sample: LoadSample | undefined) => string) => [
+      measure,
+      ...[load.nacre, load.nacreSmall, load.naive, load.aui].map(cell),
+    ];
     return {
       json: { ui: result },
       tables: [
@@ -78,34 +83,10 @@ export const uiSection: BenchSection = {
           title: `Opening the chat, Chromium ${result.chromium} (one run)`,
           header: ["measure", `Nacre at ${result.messages}`, `Nacre at ${result.small}`, "naive list", "assistant-ui"],
           rows: [
-            [
-              "first frame showing the end (ms)",
-              ms(load.nacre?.firstFrameMs),
-              ms(load.nacreSmall?.firstFrameMs),
-              ms(load.naive?.firstFrameMs),
-              ms(load.aui?.firstFrameMs),
-            ],
-            [
-              "render work until idle (ms)",
-              ms(load.nacre?.renderWorkMs),
-              ms(load.nacreSmall?.renderWorkMs),
-              ms(load.naive?.renderWorkMs),
-              ms(load.aui?.renderWorkMs),
-            ],
-            [
-              "main-thread work until idle (ms)",
-              ms(load.nacre?.mainThreadMs),
-              ms(load.nacreSmall?.mainThreadMs),
-              ms(load.naive?.mainThreadMs),
-              ms(load.aui?.mainThreadMs),
-            ],
-            [
-              "JS heap after load (MB)",
-              mb(load.nacre?.heapBytes),
-              mb(load.nacreSmall?.heapBytes),
-              mb(load.naive?.heapBytes),
-              mb(load.aui?.heapBytes),
-            ],
+            loadRow("first frame showing the end (ms)", (sample) => ms(sample?.firstFrameMs)),
+            loadRow("render work until idle (ms)", (sample) => ms(sample?.renderWorkMs)),
+            loadRow("main-thread work until idle (ms)", (sample) => ms(sample?.mainThreadMs)),
+            loadRow("JS heap after load (MB)", (sample) => mb(sample?.heapBytes)),
           ],
         },
         {

@@ -47,6 +47,7 @@ const count = Number(values.messages);
 const small = Number(values.small);
 const rounds = Number(values.rounds);
 const auiStreamMessages = Number(values["aui-stream-messages"]);
+const tracePrefix = process.env.NACRE_BENCH_TRACE;
 const log = (...args: unknown[]) => console.error("[bench/ui]", ...args);
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -230,10 +231,9 @@ async function main() {
     }
     for (const kind of measures.has("scroll") ? (["nacre", "naive"] as const) : []) {
       scroll[kind] = await onFreshPage(browser, url, async (page) => {
-        if (process.env.NACRE_BENCH_TRACE)
-          await browser.startTracing(page, { path: `${process.env.NACRE_BENCH_TRACE}-${kind}.json` });
+        if (tracePrefix) await browser.startTracing(page, { path: `${tracePrefix}-${kind}.json` });
         const sample = await page.evaluate(([k, n]) => window.nacreBench.scroll(k, n), [kind, count] as const);
-        if (process.env.NACRE_BENCH_TRACE) await browser.stopTracing();
+        if (tracePrefix) await browser.stopTracing();
         return sample;
       });
       log(`scroll ${kind}: ${JSON.stringify(scroll[kind])}`);

@@ -64,6 +64,9 @@ function clampWindow(from: number, to: number, count: number): RowWindow {
   return { from: Math.max(0, from), to: Math.min(count, to) };
 }
 
+/** The rows in full when the view is at the end: two overscans' worth, the screen's and the one above it. */
+const endWindow = (count: number, overscan: number) => clampWindow(count - 2 * overscan, count, count);
+
 /** The first state of a chat's list: the end (or the saved place) in full, a few hundred rows around it in the page. */
 function firstState(
   chat: string,
@@ -78,10 +81,7 @@ function firstState(
   return {
     chat,
     mountedFrom: Math.max(0, Math.min(anchor - overscan * 4, count - initialRows)),
-    window:
-      at === -1
-        ? clampWindow(count - 2 * overscan, count, count)
-        : clampWindow(at - overscan, at + 3 * overscan, count),
+    window: at === -1 ? endWindow(count, overscan) : clampWindow(at - overscan, at + 3 * overscan, count),
     start: at === -1 ? { atEnd: true } : (saved as SavedPosition),
   };
 }
@@ -233,7 +233,7 @@ export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsPro
     if (sent || sentAgain) {
       list.scrollToEnd();
       // The end in full now, before the browser paints: from far up, its rows may be a collapsed run.
-      const end = clampWindow(count - 2 * overscan, count, count);
+      const end = endWindow(count, overscan);
       if (windowRef.current.to < count || windowRef.current.from > end.from) {
         windowRef.current = end;
         setState((before) => (before ? { ...before, window: end } : before));

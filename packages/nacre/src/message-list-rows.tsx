@@ -136,6 +136,17 @@ function RowGroupView({
   return rows;
 }
 
+type MessageRange = Pick<RowGroupProps, "messages" | "start" | "end">;
+
+/** Whether the messages `start` to `end` are the same objects in both logs (the log array itself is new per message). */
+function sameMessagesIn(before: MessageRange, after: MessageRange): boolean {
+  if (before.messages === after.messages) return true;
+  for (let index = after.start; index < after.end; index += 1) {
+    if (before.messages[index] !== after.messages[index]) return false;
+  }
+  return true;
+}
+
 /** Equal when every prop is, and the group's messages are the same objects (the log array itself is new per message). */
 function sameGroup(before: RowGroupProps, after: RowGroupProps): boolean {
   if (
@@ -151,11 +162,7 @@ function sameGroup(before: RowGroupProps, after: RowGroupProps): boolean {
   ) {
     return false;
   }
-  if (before.messages === after.messages) return true;
-  for (let index = after.start; index < after.end; index += 1) {
-    if (before.messages[index] !== after.messages[index]) return false;
-  }
-  return true;
+  return sameMessagesIn(before, after);
 }
 
 export const RowGroup = memo(RowGroupView, sameGroup);
@@ -182,8 +189,6 @@ function CollapsedRowsView({ messages, start, end, folded, heights }: CollapsedR
     const message = messages[index] as ChatMessage;
     height += heights.get(message.seq) ?? estimateHeight(placeholderText(message));
   }
-  const first = (messages[start] as ChatMessage).seq;
-  const last = (messages[end - 1] as ChatMessage).seq;
   // React renders no children here, so it leaves these alone; filled again only when the run's messages changed.
   useLayoutEffect(() => {
     const node = element.current;
@@ -201,8 +206,6 @@ function CollapsedRowsView({ messages, start, end, folded, heights }: CollapsedR
   return (
     <li
       {...{ [collapsedRowsAttribute]: "" }}
-      data-first-seq={first}
-      data-last-seq={last}
       {...(folded ? { "data-folded": "" } : {})}
       style={{ contentVisibility: "auto", containIntrinsicSize: `auto ${height}px`, whiteSpace: "pre-wrap" }}
       ref={element}
@@ -213,12 +216,7 @@ function CollapsedRowsView({ messages, start, end, folded, heights }: CollapsedR
 /** Equal when the run is the same messages (the log array itself is new per message). */
 function sameRun(before: CollapsedRowsProps, after: CollapsedRowsProps): boolean {
   if (before.start !== after.start || before.end !== after.end || before.folded !== after.folded) return false;
-  if (before.heights !== after.heights) return false;
-  if (before.messages === after.messages) return true;
-  for (let index = after.start; index < after.end; index += 1) {
-    if (before.messages[index] !== after.messages[index]) return false;
-  }
-  return true;
+  return before.heights === after.heights && sameMessagesIn(before, after);
 }
 
 export const CollapsedRows = memo(CollapsedRowsView, sameRun);

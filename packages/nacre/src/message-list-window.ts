@@ -32,22 +32,10 @@ function seqOf(element: Element | undefined): number | null {
   return value === null || value === undefined ? null : Number(value);
 }
 
-/** The message at `y` (px, in the page) in a collapsed run: the first span whose bottom is below `y`, or the last. */
-function spanAt(run: Element, y: number): Element | undefined {
-  const spans = run.children;
-  let low = 0;
-  let high = spans.length - 1;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if ((spans[middle] as Element).getBoundingClientRect().bottom > y) high = middle;
-    else low = middle + 1;
-  }
-  return spans[low];
-}
-
 /** The element standing for a message at `y`: a message row, or a span in a collapsed run; else the row itself. */
 function messageAt(row: Element | undefined, y: number): Element | undefined {
-  return row?.hasAttribute(collapsedRowsAttribute) ? spanAt(row, y) : row;
+  // In a run, its span at `y`: the first whose bottom is below `y`, or the last.
+  return row?.hasAttribute(collapsedRowsAttribute) ? row.children[childAt(row.children, y)] : row;
 }
 
 /** The first child at or after `index` (going `step`) that stands for a message; its seq, or null. */
@@ -59,9 +47,9 @@ function nearestSeq(rows: HTMLCollection, index: number, y: number, step: 1 | -1
   return null;
 }
 
-/** The index of the first of the list's children whose bottom is below `y` (px, in the page), by binary search. */
-function childAt(rows: HTMLCollection, y: number, from = 0): number {
-  let low = from;
+/** The index of the first element whose bottom is below `y` (px, in the page), else the last, by binary search. */
+function childAt(rows: HTMLCollection, y: number): number {
+  let low = 0;
   let high = rows.length - 1;
   while (low < high) {
     const middle = (low + high) >> 1;

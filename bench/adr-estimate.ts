@@ -1,6 +1,6 @@
 /**
  * The ADR's rule, kept as the baseline: about four ASCII characters a token, one per other code point
- * (`ceil(ascii / 4) + non-ASCII code points`), as measured in shared/data/token-corpus/findings.md.
+ * (`ceil(ascii / 4) + non-ASCII code points`), as measured in test-fixtures/token-corpus/findings.md.
  */
 export function adrEstimateTokens(text: string): number {
   let ascii = 0;

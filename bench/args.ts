@@ -1,12 +1,12 @@
-import { conversationsDirectory, sharedDataPath } from "@conch/fake-provider";
+import { defaultConversations, defaultCorpus } from "./shared-data.js";
 
 /** Command-line options of `pnpm bench`. */
 export interface BenchArgs {
   /** Print one JSON object on stdout (tables go to stderr). */
   readonly json: boolean;
-  /** Folder of conversation JSONL files (the format of shared/data/conversations). */
+  /** Folder of conversation JSONL files (the format of test-fixtures/chats; see its README). */
   readonly dataDir: string;
-  /** Token corpus JSONL with real counts (the format of shared/data/token-corpus/train.jsonl). */
+  /** Token corpus JSONL with real counts (the format of test-fixtures/token-corpus/train.jsonl). */
   readonly corpusFile: string;
   /** Section ids to run; empty runs all. */
   readonly only: readonly string[];
@@ -14,21 +14,21 @@ export interface BenchArgs {
   readonly quick: boolean;
 }
 
-const defaultCorpusFile = sharedDataPath("token-corpus", "train.jsonl");
-
 export const usage = `pnpm bench [--json] [--data DIR] [--corpus FILE] [--only SECTION[,SECTION]] [--quick]
 
   --json         one JSON object on stdout; tables and progress go to stderr
-  --data DIR     conversation JSONL files to replay (default ../shared/data/conversations)
-  --corpus FILE  token corpus with real counts (default ../shared/data/token-corpus/train.jsonl)
+  --data DIR     conversation JSONL files to replay (default ../shared/data/conversations, or
+                 test-fixtures/chats when that is missing)
+  --corpus FILE  token corpus with real counts (default ../shared/data/token-corpus/train.jsonl, or
+                 test-fixtures/token-corpus/train.jsonl when that is missing)
   --only IDS     run only these sections (planning, prompt-cache, estimate, ui, store)
   --quick        shorter timings, sampled corpus: a quick look, not the figures`;
 
 export function parseArgs(argv: readonly string[]): BenchArgs {
   let json = false;
   let quick = false;
-  let dataDir = conversationsDirectory;
-  let corpusFile = defaultCorpusFile;
+  let dataDir = defaultConversations.path;
+  let corpusFile = defaultCorpus.path;
   let only: string[] = [];
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index];

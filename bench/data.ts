@@ -23,7 +23,7 @@ export interface CorpusSample {
   readonly tokens: Readonly<Record<CorpusTokenizer, number>>;
 }
 
-/** Reads the token corpus (shared/data/token-corpus/README.md). */
+/** Reads the token corpus (test-fixtures/README.md describes the format). */
 export function loadCorpus(file: string): CorpusSample[] {
   return readFileSync(file, "utf8")
     .split("\n")

@@ -5,6 +5,7 @@
 import { parseArgs } from "./args.js";
 import type { BenchContext } from "./section.js";
 import { sections } from "./sections/index.js";
+import { sharedDataDirectory } from "./shared-data.js";
 import { formatTable } from "./table.js";
 
 async function main(): Promise<void> {
@@ -12,6 +13,9 @@ async function main(): Promise<void> {
   const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
   const print = (text: string) => (args.json ? process.stderr : process.stdout).write(`${text}\n`);
   const context: BenchContext = { args, log };
+  for (const input of [args.dataDir, args.corpusFile]) {
+    if (!input.startsWith(sharedDataDirectory)) log(`reading ${input}: figures not comparable with docs/bench.md`);
+  }
   const unknown = args.only.filter((id) => !sections.some((section) => section.id === id));
   if (unknown.length > 0) throw new Error(`unknown section ${unknown.join(", ")}`);
   const started = performance.now();

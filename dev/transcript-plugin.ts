@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Plugin } from "vite";
 
-/** One recorded conversation (the shared JSONL format), as the demo needs it. */
+/** One recorded conversation (the JSONL format of `test-fixtures/chats`), as the demo needs it. */
 export interface DemoTranscript {
   readonly id: string;
   readonly title: string;
@@ -15,11 +15,11 @@ const virtualId = "virtual:demo-transcript";
 const resolvedId = `\0${virtualId}`;
 
 /**
- * The folder of recorded chats the demo reads: its own `dev/data` (see its README for their source and licence),
- * so that a clone without `../shared` shows them; `NACRE_CONVERSATIONS_DIR` points it elsewhere.
+ * The folder of recorded chats the demo reads: the project's `test-fixtures/chats` (its README names their source
+ * and licence), the same chats the tests replay; `NACRE_CONVERSATIONS_DIR` points it elsewhere.
  */
 export function conversationsDir(repoRoot: string): string {
-  return process.env.NACRE_CONVERSATIONS_DIR ?? resolve(repoRoot, "dev", "data");
+  return process.env.NACRE_CONVERSATIONS_DIR ?? resolve(repoRoot, "test-fixtures", "chats");
 }
 
 /** Reads one conversation from a JSONL file at dev-server time; null when the data is not there. */
@@ -49,7 +49,7 @@ export function readTranscript(dir: string, file: string, id: string): DemoTrans
 }
 
 /**
- * `import transcript from "virtual:demo-transcript"`: one real chat, read from `dev/data` when the dev server
+ * `import transcript from "virtual:demo-transcript"`: one real chat, read from `test-fixtures/chats` when the dev server
  * starts; `null` when it is not there (the page then generates a chat).
  */
 export function demoTranscriptPlugin(options: { repoRoot: string; file: string; id: string }): Plugin {

@@ -1,5 +1,3 @@
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConversationFile, recordedTurns } from "@conch/fake-provider";
@@ -9,16 +7,15 @@ import { recordedConversation } from "../dev/api/fake-provider.js";
 import { chatSteps, launchChromium, startVite } from "./helpers.js";
 
 const patient = { timeout: 60_000 };
-const demoData = fileURLToPath(new URL("../dev/data", import.meta.url));
+const demoChats = fileURLToPath(new URL("../test-fixtures/chats", import.meta.url));
 
 /**
- * A fresh clone has no `../shared`: both dev servers run here with the shared data pointed at an empty folder
- * (`CONCH_SHARED_DATA_DIR`), so anything of the demo that still read it would fail. They must show the
- * recorded chats and the refusals from what the project carries (`dev/data`).
+ * A fresh clone has only what the project carries: both dev servers show the recorded chats and the refusals in
+ * real providers' words from `test-fixtures` (nothing outside bench/ reads data beside the repository:
+ * scripts/test-fixtures.test.ts).
  */
-describe("the demo without ../shared", () => {
-  const emptyShared = mkdtempSync(join(tmpdir(), "no-shared-"));
-  const env = { NACRE_PROVIDER: "fake", CONCH_SHARED_DATA_DIR: emptyShared };
+describe("the demo on the project's own data", () => {
+  const env = { NACRE_PROVIDER: "fake" };
   let browser: Browser;
 
   beforeAll(async () => {
@@ -26,7 +23,6 @@ describe("the demo without ../shared", () => {
   });
   afterAll(async () => {
     await browser?.close();
-    rmSync(emptyShared, { recursive: true, force: true });
   });
 
   describe("pnpm dev", () => {
@@ -48,7 +44,7 @@ describe("the demo without ../shared", () => {
     });
 
     it("should send a recorded turn of the chat the project carries and get its recorded reply", async () => {
-      const conversation = loadConversationFile(join(demoData, recordedConversation.file)).find(
+      const conversation = loadConversationFile(join(demoChats, recordedConversation.file)).find(
         (candidate) => candidate.id === recordedConversation.id,
       );
       const first = conversation ? recordedTurns(conversation.messages)[0] : undefined;
@@ -73,7 +69,7 @@ describe("the demo without ../shared", () => {
 
     it("should refuse for length in a real provider's words and heal quietly", async () => {
       const words = page.getByRole("combobox", { name: "in the words of" });
-      // Every provider's words are offered: the bodies come from dev/data, not ../shared.
+      // Every provider's words are offered: the bodies come from test-fixtures/refusals.
       expect(await words.locator("option").count()).toBeGreaterThan(1);
       await words.selectOption({ label: "Anthropic" });
       await page.getByRole("radio", { name: "Refuse once" }).click();
@@ -86,9 +82,8 @@ describe("the demo without ../shared", () => {
       expect(await composer().isEnabled()).toBe(true);
     });
 
-    it("should meet no page error, and the shared folder should still be empty", () => {
+    it("should meet no page error", () => {
       expect(pageErrors).toEqual([]);
-      expect(readdirSync(emptyShared)).toEqual([]);
     });
   });
 

@@ -1,6 +1,6 @@
 /**
- * The UI bench, one run in Chromium: a 10,000-message chat built from ../shared/data/conversations (with their
- * long tool output), Nacre's MessageList against a naive list (one `<li>` per message), against Nacre at 200
+ * The UI bench, one run in Chromium: a 10,000-message chat built from the recorded chats (../shared/data/conversations,
+ * or test-fixtures/chats in a clone without it; with their long tool output), Nacre's MessageList against a naive list (one `<li>` per message), against Nacre at 200
  * messages, and against assistant-ui's thread primitives over `useExternalStoreRuntime` on the same chat.
  *
  *   node --conditions=source --import tsx bench/ui/run.ts [--json] [--messages 10000] [--small 200] [--rounds 3]
@@ -16,11 +16,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { ChatMessage } from "@conch/engine-client";
-import { loadConversations, sharedDataPath } from "@conch/fake-provider";
+import { loadConversations } from "@conch/fake-provider";
 import react from "@vitejs/plugin-react";
 import { type Browser, chromium } from "playwright-core";
 import { build, defaultClientConditions, preview } from "vite";
 import { chromiumArgs, chromiumPath } from "../../scripts/chromium.js";
+import { defaultConversations } from "../shared-data.js";
 import { round } from "../stats.js";
 import { adapterEntrySizes, libraryBundleSize } from "./adapter-sizes.js";
 import type { DividerSample, Kind, LoadSample, ReplyKind, ScrollSample, StreamSample } from "./page/main.js";
@@ -56,7 +57,7 @@ const work = mkdtempSync(join(tmpdir(), "nacre-bench-"));
 
 /** `count` messages from the real conversations, one after another, numbered again from 0. */
 function chatOf(total: number): { messages: ChatMessage[]; toolCharacters: number; longestToolOutput: number } {
-  const conversations = loadConversations(sharedDataPath("conversations"));
+  const conversations = loadConversations(defaultConversations.path);
   const messages: ChatMessage[] = [];
   let toolCharacters = 0;
   let longestToolOutput = 0;
@@ -120,7 +121,7 @@ async function main() {
   const markdown = await bundleSize("packages/nacre/src/markdown/index.ts", "markdown");
   const adapters = await adapterEntrySizes(repoRoot, work);
 
-  log(`building a ${count}-message chat from ../shared/data/conversations…`);
+  log(`building a ${count}-message chat from ${defaultConversations.path}…`);
   const chat = chatOf(count);
   log("building the bench page…");
   const outDir = join(work, "page");

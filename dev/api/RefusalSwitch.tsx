@@ -93,7 +93,7 @@ export function RefusalSwitch({ engine, wordings }: { engine: Engine; wordings: 
       <output className="demo-footer-status" aria-live="polite">
         {error ??
           (wordings.length === 0
-            ? "No refusal bodies (../shared/data/provider-errors/bodies.json is missing)."
+            ? "No refusal bodies (test-fixtures/refusals/bodies.json is missing)."
             : state
               ? statusText(state, wordings)
               : "")}

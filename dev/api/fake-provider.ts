@@ -1,7 +1,6 @@
 // The fake provider `pnpm dev` talks to (Node only): several chat models with different windows, a cheap model
 // that writes summaries, streamed replies, and real "too long" refusals, all over loopback HTTP.
 
-import { fileURLToPath } from "node:url";
 import { unframeSummary } from "@conch/engine-client/context";
 import { recogniseTooLong } from "@conch/engine-client/providers";
 import {
@@ -15,7 +14,6 @@ import {
   loadConversations,
   recordedTurns,
   scriptedSummaryReply,
-  setProviderErrorBodiesFile,
   startFakeProvider,
   tooLongBodyFor,
 } from "@conch/fake-provider";
@@ -34,23 +32,12 @@ export const firstChatModel = "chat-8k";
 
 /**
  * The real chat whose turns the page offers to send one by one: on Chat 8K its fourth or fifth turn folds.
- * (The fake chat models answer a turn of any shared transcript with its recorded reply.)
+ * (The fake chat models answer a turn of any chat in `test-fixtures/chats` with its recorded reply.)
  */
 export const recordedConversation = {
   file: "minsky-specstory.jsonl",
   id: "minsky/2025-04-27_21-51-project-initialization-task-for-minsky",
 } as const;
-
-/**
- * The refusal bodies the demo's fake provider replays: its own copy in `dev/data` (see its README), so that the
- * demo never reads `../shared` (tests and benches do).
- */
-const demoRefusalBodies = fileURLToPath(new URL("../data/provider-errors/bodies.json", import.meta.url));
-
-/** Points the fake provider at the demo's own refusal bodies (idempotent). */
-function readDemoRefusalBodies(): void {
-  setProviderErrorBodiesFile(demoRefusalBodies);
-}
 
 /** Milliseconds between streamed pieces: slow enough to watch the answer arrive. */
 export const demoChunkDelayMs = 12;
@@ -170,7 +157,6 @@ export function describeTranscript(conversations: readonly Conversation[]): Reco
 
 /** Providers whose real "too long" words can be replayed with numbers and are recognised by `adapter`'s row. */
 export function refusalWordings(adapter: string): RefusalWording[] {
-  readDemoRefusalBodies();
   const wordings: RefusalWording[] = [];
   for (const provider of Object.keys(providerNames)) {
     try {
@@ -211,7 +197,6 @@ export interface DemoFakeProvider {
  * given). Windows are enforced with o200k counts and refused in the provider's real words.
  */
 export async function startDemoFakeProvider(options: DemoFakeProviderOptions = {}): Promise<DemoFakeProvider> {
-  readDemoRefusalBodies();
   const { dialect, row } = dialectOf(options.dialect ?? "openrouter");
   const replies = new Map<string, string>();
   for (const turn of (options.conversations ?? []).flatMap((conversation) => recordedTurns(conversation.messages))) {

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ChatMessage, MessagePart } from "@conch/engine-client";
-import { sharedDataPath } from "./shared-data.js";
+import { testFixturesPath } from "./test-fixtures.js";
 
-/** The real transcripts: `shared/data/conversations` beside the repository. */
-export const conversationsDirectory = sharedDataPath("conversations");
+/** The recorded chats the project carries: `test-fixtures/chats` (a subset of each source; see its README). */
+export const conversationsDirectory = testFixturesPath("chats");
 
-/** One conversation of the shared JSONL format, as a chat log. */
+/** One conversation of the recorded-chat JSONL format (`test-fixtures/README.md`), as a chat log. */
 export interface Conversation {
   readonly id: string;
   readonly file: string;
@@ -86,7 +86,7 @@ export function conversationFromJson(raw: RawConversation, file: string): Conver
   };
 }
 
-/** Every conversation of one JSONL file (a path, or a file name in the shared folder). */
+/** Every conversation of one JSONL file (a path, or a file name in `test-fixtures/chats`). */
 export function loadConversationFile(file: string): Conversation[] {
   const path = file.includes("/") ? file : join(conversationsDirectory, file);
   return readFileSync(path, "utf8")
@@ -95,7 +95,7 @@ export function loadConversationFile(file: string): Conversation[] {
     .map((line) => conversationFromJson(JSON.parse(line) as RawConversation, path));
 }
 
-/** Every conversation of every `.jsonl` file in a folder (the shared one by default). */
+/** Every conversation of every `.jsonl` file in a folder (`test-fixtures/chats` by default). */
 export function loadConversations(directory = conversationsDirectory): Conversation[] {
   const files = readdirSync(directory)
     .filter((name) => name.endsWith(".jsonl"))

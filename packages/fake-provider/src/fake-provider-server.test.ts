@@ -23,9 +23,9 @@ function chat(server: FakeProvider, content: string, extra: Record<string, unkno
 }
 
 describe("loadProviderErrorBodies", () => {
-  it("should find bodies.json beside the repository and index every entry", () => {
+  it("should read the project's own refusal bodies (test-fixtures/refusals/bodies.json) and index every entry", () => {
     const entries = loadProviderErrorBodies();
-    expect(providerErrorBodiesURL.pathname.endsWith("/shared/data/provider-errors/bodies.json")).toBe(true);
+    expect(providerErrorBodiesURL.pathname.endsWith("/test-fixtures/refusals/bodies.json")).toBe(true);
     expect(entries.length).toBeGreaterThan(50);
     expect(entries.every((entry, index) => entry.index === index)).toBe(true);
   });

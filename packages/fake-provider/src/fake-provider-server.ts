@@ -72,7 +72,7 @@ function resolveRefusal(refusal: FakeRefusal): { status: number; body: string } 
 /**
  * Starts a fake provider on loopback that speaks one dialect (OpenAI-style rows, Anthropic, Gemini, Ollama):
  * model lists, streamed chat (SSE or NDJSON) with text, thinking, tool calls and usage, and refusals that
- * replay real bodies from `shared/data/provider-errors/bodies.json`. Requests over a model's window are refused
+ * replay real bodies from `test-fixtures/refusals/bodies.json`. Requests over a model's window are refused
  * with the provider's real too-long body (numbers filled in). Failures (malformed JSON, truncated stream, 500,
  * connection reset, slow answers) are queued with `failNext`. Node only.
  */

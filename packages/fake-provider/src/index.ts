@@ -44,11 +44,10 @@ export {
   loadProviderErrorBodies,
   type ProviderErrorEntry,
   providerErrorBodiesURL,
-  setProviderErrorBodiesFile,
 } from "./provider-error-bodies.js";
 export { createReplayScript, type ReplayScript, type ReplayStats, replayTurns } from "./replay.js";
 export { type RecordedTurn, recordedTurns, scriptedSummaryReply } from "./scripted-models.js";
 export { secretCorpus } from "./secret-corpus.js";
-export { repositoryRoot, sharedDataDirectory, sharedDataPath } from "./shared-data.js";
 export { type SimulateOptions, type SimulateResult, simulateConversation } from "./simulate.js";
+export { repositoryRoot, testFixturesDirectory, testFixturesPath } from "./test-fixtures.js";
 export { countsOutputInWindow, type FakeRefusalBody, type OverWindow, tooLongBodyFor } from "./too-long-bodies.js";

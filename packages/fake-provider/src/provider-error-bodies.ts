@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { sharedDataPath } from "./shared-data.js";
+import { testFixturesPath } from "./test-fixtures.js";
 
-/** One real refusal body from `shared/data/provider-errors/bodies.json`. */
+/** One real refusal body from `test-fixtures/refusals/bodies.json`. */
 export interface ProviderErrorEntry {
   /** Position in bodies.json, from 0: a stable id for tests and `refuseNext`. */
   readonly index: number;
@@ -20,26 +20,16 @@ export interface ProviderErrorEntry {
   readonly note: string;
 }
 
-/** Where bodies.json lives: `shared/data/provider-errors` beside the repository. */
-export const providerErrorBodiesURL = pathToFileURL(sharedDataPath("provider-errors", "bodies.json"));
+/** Where the bodies live: `test-fixtures/refusals/bodies.json` (see its README). */
+export const providerErrorBodiesURL = pathToFileURL(testFixturesPath("refusals", "bodies.json"));
 
 let cached: readonly ProviderErrorEntry[] | undefined;
-let bodiesURL: URL = providerErrorBodiesURL;
-
-/**
- * Reads the refusal bodies from another file of the same format from now on (the demo carries its own copy,
- * so that it runs without `../shared`). Node only.
- */
-export function setProviderErrorBodiesFile(path: string): void {
-  bodiesURL = pathToFileURL(path);
-  cached = undefined;
-}
 
 /** Loads the real refusal bodies (Node only), each with its `index`. Read once, then cached. */
 export function loadProviderErrorBodies(): readonly ProviderErrorEntry[] {
   if (cached) return cached;
-  const parsed: unknown = JSON.parse(readFileSync(bodiesURL, "utf8"));
-  if (!Array.isArray(parsed)) throw new Error(`${bodiesURL.href} is not a JSON array`);
+  const parsed: unknown = JSON.parse(readFileSync(providerErrorBodiesURL, "utf8"));
+  if (!Array.isArray(parsed)) throw new Error(`${providerErrorBodiesURL.href} is not a JSON array`);
   cached = parsed.map((entry: Record<string, unknown>, index): ProviderErrorEntry => {
     const { provider, kind, status, body, window, source, note } = entry;
     if (typeof provider !== "string" || typeof body !== "string" || (kind !== "too-long" && kind !== "not-too-long")) {

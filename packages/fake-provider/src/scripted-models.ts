@@ -42,7 +42,7 @@ export interface RecordedTurn {
 }
 
 /**
- * A conversation of the shared format as turns: each person's message, then the recorded assistant messages
+ * A conversation of the recorded-chat format as turns: each person's message, then the recorded assistant messages
  * (each a request) with the tool results that came after them. Tool results before the first assistant
  * message of a turn are folded into the person's message, as a host would attach them.
  */

@@ -14,7 +14,7 @@ import { type RecordedTurn, recordedTurns } from "./scripted-models.js";
 import { tooLongBodyFor } from "./too-long-bodies.js";
 
 export interface SimulateOptions {
-  /** A JSONL file of the shared format (a path, or a file name in the shared folder), or `all` for every file there. */
+  /** A JSONL file of recorded chats (a path, or a file name in `test-fixtures/chats`), or `all` for every file there. */
   readonly conversation: string;
   /** Which conversation of the file. Default: the first. */
   readonly id?: string;

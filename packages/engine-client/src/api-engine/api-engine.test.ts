@@ -124,8 +124,9 @@ describe("createApiEngine", () => {
     it.each([8_000, 32_000, 128_000])(
       "at a %i-token window, should never send a request over it, fold with framed summaries and keep the prefix between folds",
       async (window) => {
+        // 158 messages, 149,058 characters of a real agent session (test-fixtures/chats).
         const conversation = loadConversationFile("minsky-specstory.jsonl").find(
-          (candidate) => candidate.characters > 150_000 && candidate.characters < 400_000,
+          (candidate) => candidate.id === "minsky/2025-04-26_20-30-setting-up-minsky-cli-with-bun",
         );
         expect(conversation).toBeDefined();
         const turns = recordedTurns(conversation?.messages ?? []).slice(0, 40);

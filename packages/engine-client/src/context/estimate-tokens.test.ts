@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { sharedDataPath } from "@conch/fake-provider";
+import { testFixturesPath } from "@conch/fake-provider";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { estimateTokens } from "./estimate.js";
@@ -68,8 +68,8 @@ describe("estimateTokens", () => {
     );
   });
 
-  describe("given the real token corpus (shared/data/token-corpus/train.jsonl)", () => {
-    const corpus = readFileSync(sharedDataPath("token-corpus", "train.jsonl"), "utf8")
+  describe("given real text with real token counts (test-fixtures/token-corpus/train.jsonl: 27 kinds of text)", () => {
+    const corpus = readFileSync(testFixturesPath("token-corpus", "train.jsonl"), "utf8")
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line) as { text: string; tokens: Record<string, number> });

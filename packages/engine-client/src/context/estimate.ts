@@ -5,7 +5,7 @@
  * and then merge inside each piece, so the number of pieces predicts the token count far better than
  * the length does: "four ASCII characters a token" is 20–60% short on JSON, logs, paths, numbers,
  * base64 and minified code, which is what tool results are made of. The weights below were fitted
- * against eight real tokenizers on real text (shared/data/token-corpus/findings.md, tables P2 and P3).
+ * against eight real tokenizers on real text (test-fixtures/token-corpus/findings.md, tables P2 and P3).
  */
 
 /** Tokenizer families with a measured weight table (findings.md, table P3). */

@@ -382,7 +382,7 @@ describe("planFold", () => {
     });
   });
 
-  describe("given the real transcripts of shared/data/conversations", () => {
+  describe("given the real transcripts of test-fixtures/chats", () => {
     const conversations = readConversations();
 
     it.each([
@@ -522,7 +522,7 @@ interface RealConversation {
   readonly long: boolean;
 }
 
-/** The shared transcripts as the engine's log would hold them (long: 30+ messages and 50,000+ characters). */
+/** The recorded chats as the engine's log would hold them (long: 30+ messages and 50,000+ characters). */
 function readConversations(): RealConversation[] {
   return loadConversations().map((conversation) => ({
     messages: deepFreeze(conversation.messages),

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
+import { testFixturesPath } from "@conch/fake-provider";
 import { describe, expect, it } from "vitest";
 import { recogniseTooLong } from "./recognise-too-long.js";
 
-/** One collected body (`packages/engine-client/test-data/README.md` says what the fields mean). */
+/** One collected body (`test-fixtures/README.md` says what the fields mean). */
 interface CollectedBody {
   readonly id: string;
   readonly provider: string;
@@ -15,7 +16,7 @@ interface CollectedBody {
 }
 
 function load(name: string): readonly CollectedBody[] {
-  return JSON.parse(readFileSync(new URL(`../../test-data/${name}`, import.meta.url), "utf8")) as CollectedBody[];
+  return JSON.parse(readFileSync(testFixturesPath("refusals", name), "utf8")) as CollectedBody[];
 }
 
 const collected = load("too-long-bodies.json");

@@ -21,7 +21,7 @@ export function toCount(text: string | undefined): number | undefined {
  * Sentences that say a request does not fit, by what the words mean rather than by who says them: a subject
  * (the prompt, the input, the request, its tokens) that exceeds, is longer than or too large for an object
  * (the context length, window or size, a model or token limit, a maximum length). Every family seen in real
- * bodies has one of these shapes; `test-data/` holds the bodies.
+ * bodies has one of these shapes; `test-fixtures/refusals/` holds the bodies.
  */
 export const tooLongSentences: readonly RegExp[] = [
   // "... exceeds / is longer than / exceeded ... the (model's | available | maximum) context length|window|size".

@@ -10,7 +10,7 @@ function redactedCharacters(text: string): number {
   return text.length - (redacted.length - markers * redactedMarker.length);
 }
 
-describe("redactSecrets on the real conversations of shared/data", () => {
+describe("redactSecrets on the real conversations of test-fixtures/chats", () => {
   it("should redact less than 0.1% of their characters", () => {
     let total = 0;
     let redacted = 0;
@@ -21,7 +21,7 @@ describe("redactSecrets on the real conversations of shared/data", () => {
     }
     const share = redacted / total;
     console.info(`redacted ${redacted} of ${total} characters (${(share * 100).toFixed(4)}%)`);
-    expect(total).toBeGreaterThan(1_000_000);
+    expect(total).toBeGreaterThan(400_000);
     expect(share).toBeLessThan(0.001);
   });
 });

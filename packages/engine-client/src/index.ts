@@ -37,9 +37,12 @@ export {
 export {
   assertSafeChatId,
   ChatBusyError,
+  ContextCapabilityMissingError,
   EngineClientError,
+  type ErrorHandler,
   InvalidChatIdError,
   isAbortError,
+  LearnerFailedError,
   TurnSequenceError,
 } from "./errors.js";
 export type {

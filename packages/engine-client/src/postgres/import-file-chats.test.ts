@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ChatLogCorruptError } from "../transcript/errors.js";
+import { ChatLogCorruptError } from "../errors.js";
 import { createFileChatStore } from "../transcript/file-store.node.js";
 import { sampleLog, sampleSummary } from "../transcript/testing/fixtures.js";
 import { buildTranscriptFile } from "../transcript/transcript-file.js";

@@ -101,7 +101,7 @@ function remoteEngine(
         listener(event);
       } catch (error) {
         // One listener's bug must not stop the others or the turn.
-        onError(error, { during: "listener", chatId: event.chatId });
+        onError(error, { during: "listener" });
       }
     }
   }

@@ -46,7 +46,7 @@ const examples = {
   ChatStoreLockedError: new ChatStoreLockedError({ root: "/r", lockPath: "/r/.lock", holderPid: 7, holderHost: "h" }),
   ProviderCallError: new ProviderCallError({
     provider: "openai",
-    problem: { kind: "offline", title: defaultProblemTitle.offline, next: { type: "retry" } },
+    problem: { kind: "offline", title: defaultProblemTitle("offline"), next: { type: "retry" } },
   }),
   ProblemResponse: new ProblemResponse({
     problem: { type: "urn:conch:problem:busy", title: "Busy", status: 409 },
@@ -66,9 +66,30 @@ const examples = {
 } as const;
 
 type ExampleName = keyof typeof examples;
-const classes = Object.fromEntries(Object.keys(examples).map((name) => [name, errors[name as ExampleName]])) as {
-  readonly [Name in ExampleName]: (typeof errors)[Name];
-};
+/** Each class, by the name of its example. */
+const classes = {
+  InvalidChatIdError,
+  TurnSequenceError,
+  ChatBusyError,
+  ContextCapabilityMissingError,
+  LearnerFailedError,
+  TranscriptCorruptError,
+  TranscriptFieldsInvalidError,
+  ChatLogCorruptError,
+  ChatStoreReadError,
+  ChatStoreWriteError,
+  InvalidChatRecordError,
+  ChatStoreLockedError,
+  ProviderCallError,
+  ProblemResponse,
+  ChatLeaseEndedError,
+  EmptyTurnStreamError,
+  RemoteEngineError,
+  SchemaTooNewError,
+  SchemaNotMigratedError,
+  ChatImportConflictError,
+  NacreChatRefusedError,
+} satisfies Record<ExampleName, { isInstance(error: unknown): boolean }>;
 const names = Object.keys(examples) as ExampleName[];
 
 describe("error classes", () => {

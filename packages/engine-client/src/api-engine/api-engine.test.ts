@@ -16,8 +16,8 @@ import {
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterEach, describe, expect, it } from "vitest";
 import { unframeSummary } from "../context/frame.js";
-import type { EngineEvent } from "../events.js";
 import { ChatStoreWriteError, LearnerFailedError } from "../errors.js";
+import type { EngineEvent } from "../events.js";
 import { createMemoryLearner } from "../learning/memory-learner.js";
 import type { ModelInfo } from "../messages.js";
 import { chatLogFrom } from "../mock/long-chat.js";

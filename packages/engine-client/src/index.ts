@@ -38,6 +38,7 @@ export {
   assertSafeChatId,
   ChatBusyError,
   ContextCapabilityMissingError,
+  defaultErrorHandler,
   EngineClientError,
   type ErrorHandler,
   InvalidChatIdError,

@@ -33,7 +33,7 @@ export interface ApiEngineOptions {
   readonly now?: () => number;
   /**
    * Told of failures a turn survives: a save, the learner, a listener that threw. The turn goes on (the log
-   * has every message). Default: `console.error`.
+   * has every message). Default: `defaultErrorHandler`, which logs it.
    */
   readonly onError?: ErrorHandler;
 }

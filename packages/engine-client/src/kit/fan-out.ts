@@ -7,7 +7,7 @@ export interface FanOut<E> {
   emit(event: E): void;
 }
 
-/** A listener's throw goes to `onError` (`during: "listener"`); default: the console. */
+/** A listener's throw goes to `onError` (`during: "listener"`); default: `defaultErrorHandler`, which logs it. */
 export function createFanOut<E>(onError: ErrorHandler = defaultErrorHandler): FanOut<E> {
   const listeners = new Set<(event: E) => void>();
   return {

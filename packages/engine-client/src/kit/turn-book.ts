@@ -28,7 +28,7 @@ export interface TurnEndOptions {
   readonly save?: () => Promise<void>;
   /** How much of the window the next request will use, computed once here and carried by `turn-end`. */
   readonly contextUsage?: () => Promise<ContextUsage | null> | ContextUsage | null;
-  /** Told when the save or the context usage fails (the turn still ends). Default: the console. */
+  /** Told when the save or the context usage fails (the turn still ends). Default: `defaultErrorHandler`, which logs it. */
   readonly onError?: ErrorHandler;
 }
 

@@ -78,7 +78,7 @@ export interface MockEngineScript {
   readonly summarise?: (folded: readonly ChatMessage[], previous: string | null, keep?: string) => string;
   /** The clock. Default `Date.now`; pass a fixed one for deterministic timestamps. */
   readonly now?: () => number;
-  /** Told when a listener throws (the others and the turn go on). Default: `console.error`. */
+  /** Told when a listener throws (the others and the turn go on). Default: `defaultErrorHandler`, which logs it. */
   readonly onError?: ErrorHandler;
 }
 

@@ -41,7 +41,7 @@ export interface RemoteEngineOptions {
   readonly headers?: HeadersOption;
   /** The model the chats talk to. Default: the server's choice. */
   readonly model?: string;
-  /** Told when a listener throws (the others and the turn go on). Default: `console.error`. */
+  /** Told when a listener throws (the others and the turn go on). Default: `defaultErrorHandler`, which logs it. */
   readonly onError?: ErrorHandler;
 }
 

@@ -37,7 +37,7 @@ export interface EngineHandlerOptions extends OriginRules {
   readonly secrets?: readonly string[];
   /**
    * Told of unexpected errors (`during: "request"`: the client only gets a 500) and of a turn that failed while
-   * its events were recorded (`during: "turn"`: it still ends for every follower). Default: `console.error`.
+   * its events were recorded (`during: "turn"`: it still ends for every follower). Default: `defaultErrorHandler`, which logs it.
    */
   readonly onError?: ErrorHandler;
 }

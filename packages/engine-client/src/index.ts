@@ -37,9 +37,13 @@ export {
 export {
   assertSafeChatId,
   ChatBusyError,
+  ContextCapabilityMissingError,
+  defaultErrorHandler,
   EngineClientError,
+  type ErrorHandler,
   InvalidChatIdError,
   isAbortError,
+  LearnerFailedError,
   TurnSequenceError,
 } from "./errors.js";
 export type {

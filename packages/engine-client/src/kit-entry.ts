@@ -2,6 +2,7 @@
 // listener isolation, the turn runner (busy, seq check, per-chat queue, the turn's stream), turn-end bookkeeping,
 // the answer builder. A new engine is a turn body on these plus a passing engine contract suite. The chat
 // reducer and `nextSeq` are in the root entry. Checked against api-surface/kit.txt, documented in docs/api.md.
+export type { ErrorHandler } from "./errors.js";
 export {
   type Answer,
   createAnswer,
@@ -11,7 +12,6 @@ export {
   endTurn,
   type FanOut,
   failTurn,
-  type ListenerErrorHandler,
   type OpenedTurn,
   openTurn,
   startTurn,

@@ -13,6 +13,7 @@ import {
   useState,
 } from "react";
 import { type ConversationTarget, useConversation, useNacreMessages } from "./conversation.js";
+import { NacreOutsideProviderError } from "./errors.js";
 import { composeEventHandlers } from "./internal/primitives.js";
 import { useControllableState } from "./internal/use-controllable-state.js";
 
@@ -125,7 +126,7 @@ const ComposerContext = createContext<ComposerState | null>(null);
 
 function useComposerPart(part: string): ComposerState {
   const state = useContext(ComposerContext);
-  if (!state) throw new Error(`Nacre: <Composer.${part}> must be inside <Composer.Root>`);
+  if (!state) throw new NacreOutsideProviderError(`<Composer.${part}>`, "<Composer.Root>");
   return state;
 }
 

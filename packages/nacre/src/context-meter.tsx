@@ -10,6 +10,7 @@ import {
   useInConversation,
   useNacreMessages,
 } from "./conversation.js";
+import { NacreOutsideProviderError } from "./errors.js";
 import { preferPassed } from "./internal/conversation-defaults.js";
 
 interface MeterData {
@@ -22,7 +23,7 @@ const MeterContext = createContext<MeterData | null>(null);
 
 function useMeter(part: string): MeterData {
   const data = useContext(MeterContext);
-  if (!data) throw new Error(`Nacre: <ContextMeter.${part}> must be inside <ContextMeter.Root>`);
+  if (!data) throw new NacreOutsideProviderError(`<ContextMeter.${part}>`, "<ContextMeter.Root>");
   return data;
 }
 

@@ -1,9 +1,12 @@
+import { ContextCapabilityMissingError } from "@conch/engine-client";
 import { chatLogFrom, createMockEngine } from "@conch/engine-client/mock";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { renderHook, waitFor } from "@testing-library/react";
 import type { ReactNode } from "react";
 import { describe, expect, it, vi } from "vitest";
 import { ConversationProvider, useContextUsage, useConversation } from "./conversation.js";
+import { conversationStore } from "./conversation-cache.js";
+import { NacreOutsideProviderError } from "./errors.js";
 import { conversationQueryOptions } from "./query.js";
 
 function wrapperFor(engine: ReturnType<typeof createMockEngine>, chatId = "c") {
@@ -64,6 +67,15 @@ describe("useConversation", () => {
       expect("compact" in result.current).toBe(false);
       expect(result.current.compactUnavailable).toBe("no-context");
     });
+
+    it("should refuse a fold asked of its store with a ContextCapabilityMissingError", async () => {
+      const engine = createMockEngine({ context: false, id: "plain" });
+      const error = await conversationStore(new QueryClient(), engine, "c")
+        .compact()
+        .catch((caught: unknown) => caught);
+      expect(ContextCapabilityMissingError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ engineId: "plain" });
+    });
   });
 
   describe("given no provider", () => {
@@ -82,6 +94,14 @@ describe("useConversation", () => {
     it("should say what is missing when there is neither provider nor engine", () => {
       vi.spyOn(console, "error").mockImplementation(() => {});
       expect(() => renderHook(() => useConversation())).toThrow(/inside <ConversationProvider>/);
+      let thrown: unknown;
+      try {
+        renderHook(() => useConversation());
+      } catch (error) {
+        thrown = error;
+      }
+      expect(NacreOutsideProviderError.isInstance(thrown)).toBe(true);
+      expect(thrown).toMatchObject({ used: "this hook" });
       vi.mocked(console.error).mockRestore();
     });
   });

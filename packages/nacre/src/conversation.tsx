@@ -25,6 +25,7 @@ import {
 import { QueryClient, QueryClientContext, QueryClientProvider, useQuery } from "@tanstack/react-query";
 import { createContext, type ReactNode, useContext, useMemo, useState, useSyncExternalStore } from "react";
 import { conversationStore } from "./conversation-cache.js";
+import { NacreOutsideProviderError } from "./errors.js";
 import { type NacreMessages, resolveMessages, type SettingsSection } from "./messages.js";
 import { contextUsageQueryOptions, conversationQueryOptions } from "./query.js";
 
@@ -134,10 +135,13 @@ function useTarget(target: ConversationTarget | undefined) {
   const chatId = target?.chatId ?? context?.chatId;
   const queryClient = target?.queryClient ?? outerClient;
   if (!engine || chatId === undefined) {
-    throw new Error("Nacre: use this hook inside <ConversationProvider>, or pass { engine, chatId }");
+    throw new NacreOutsideProviderError("this hook", "<ConversationProvider>, or be passed { engine, chatId }");
   }
   if (!queryClient) {
-    throw new Error("Nacre: no QueryClient; use <ConversationProvider> or a QueryClientProvider, or pass queryClient");
+    throw new NacreOutsideProviderError(
+      "this hook",
+      "<ConversationProvider> or a QueryClientProvider (it found no QueryClient), or be passed queryClient",
+    );
   }
   const store = conversationStore(queryClient, engine, chatId);
   return { engine, chatId, queryClient, store, host: context };

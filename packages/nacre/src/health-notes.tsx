@@ -3,6 +3,7 @@ import type { HealthNote } from "@conch/engine-client";
 import { Slot } from "@radix-ui/react-slot";
 import { type ComponentPropsWithoutRef, createContext, forwardRef, useContext, useId } from "react";
 import { useConversation, useInConversation, useNacreMessages } from "./conversation.js";
+import { NacreOutsideProviderError } from "./errors.js";
 import { preferPassed } from "./internal/conversation-defaults.js";
 import { PlainText } from "./internal/plain-text.js";
 
@@ -15,7 +16,7 @@ const HealthContext = createContext<HealthData | null>(null);
 
 function useHealth(part: string): HealthData {
   const data = useContext(HealthContext);
-  if (!data) throw new Error(`Nacre: <HealthNotes.${part}> must be inside <HealthNotes.Root>`);
+  if (!data) throw new NacreOutsideProviderError(`<HealthNotes.${part}>`, "<HealthNotes.Root>");
   return data;
 }
 

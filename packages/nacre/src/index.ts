@@ -57,6 +57,7 @@ export {
   useStreamingMessage,
 } from "./conversation.js";
 export { conversationStore, queryConversationCache } from "./conversation-cache.js";
+export { NacreOutsideProviderError } from "./errors.js";
 export {
   HealthNotesItem,
   type HealthNotesItemProps,

@@ -3,6 +3,7 @@ import type { SummaryState } from "@conch/engine-client";
 import * as Collapsible from "@radix-ui/react-collapsible";
 import { createContext, forwardRef, useContext } from "react";
 import { useConversation, useInConversation, useNacreMessages } from "./conversation.js";
+import { NacreOutsideProviderError } from "./errors.js";
 import { preferPassed } from "./internal/conversation-defaults.js";
 import { PlainText } from "./internal/plain-text.js";
 
@@ -19,7 +20,7 @@ const DividerContext = createContext<DividerData | null>(null);
 
 function useDivider(part: string): DividerData {
   const data = useContext(DividerContext);
-  if (!data) throw new Error(`Nacre: <SummaryDivider.${part}> must be inside <SummaryDivider.Root>`);
+  if (!data) throw new NacreOutsideProviderError(`<SummaryDivider.${part}>`, "<SummaryDivider.Root>");
   return data;
 }
 

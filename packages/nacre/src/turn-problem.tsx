@@ -14,6 +14,7 @@ import {
   useState,
 } from "react";
 import { type ConversationHostActions, useConversation, useInConversation, useNacreMessages } from "./conversation.js";
+import { NacreOutsideProviderError } from "./errors.js";
 import { preferPassed } from "./internal/conversation-defaults.js";
 import { PlainText } from "./internal/plain-text.js";
 import { composeEventHandlers } from "./internal/primitives.js";
@@ -31,7 +32,7 @@ const ProblemContext = createContext<ProblemData | null>(null);
 
 function useProblem(part: string): ProblemData {
   const data = useContext(ProblemContext);
-  if (!data) throw new Error(`Nacre: <TurnProblem.${part}> must be inside <TurnProblem.Root>`);
+  if (!data) throw new NacreOutsideProviderError(`<TurnProblem.${part}>`, "<TurnProblem.Root>");
   return data;
 }
 

@@ -1,7 +1,7 @@
 import { type CompactResult, type Engine, hasContext } from "../engine.js";
+import { NacreChatRefusedError } from "../errors.js";
 import type { EngineEvent } from "../events.js";
 import type { NacreUIMessageChunk } from "./map-turn.js";
-import { NacreChatRefusedError } from "./plan-turn.js";
 import type { NacreFoldData } from "./ui-message.js";
 
 /** Options of {@link startCompact}. */

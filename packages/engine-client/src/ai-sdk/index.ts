@@ -1,4 +1,6 @@
 // @conch/engine-client/ai-sdk: the Vercel AI SDK's `useChat` on a Nacre engine (peer: `ai` ^6 || ^7).
+
+export { type NacreChatRefusalReason, NacreChatRefusedError } from "../errors.js";
 export { nacreChatMessages, nacreDivider, nacreNextSeq } from "./chat-messages.js";
 export {
   createTurnChunkMapper,
@@ -7,7 +9,6 @@ export {
   type TurnChunkMapperOptions,
   turnToUIMessageStream,
 } from "./map-turn.js";
-export { type NacreChatRefusalReason, NacreChatRefusedError } from "./plan-turn.js";
 export { type NacreChatRequestBody, nacreChatFetch, nacreSendMessagesRequest } from "./request-body.js";
 export {
   createNacreChatRoute,

@@ -1,36 +1,8 @@
 import { type Engine, parseCompactCommand } from "../engine.js";
-import { EngineClientError, hasMarker, markerFor } from "../errors.js";
+import { NacreChatRefusedError } from "../errors.js";
 import type { PicturePart, ToolResultPart } from "../messages.js";
 import { nacreNextSeq } from "./chat-messages.js";
 import type { NacreUIMessage } from "./ui-message.js";
-
-/** What `useChat` asked for that would cut or rewrite the engine's append-only log. */
-export type NacreChatRefusalReason = "edit" | "regenerate" | "nothing-to-send" | "no-compact";
-
-const refusedSymbol = markerFor("NacreChatRefusedError");
-/**
- * `useChat` asked for something the log cannot honestly do: edit a sent message, regenerate an answer the log
- * keeps, or send nothing. The log is untouched; a reload shows it as it is.
- */
-export class NacreChatRefusedError extends EngineClientError {
-  readonly [refusedSymbol] = true;
-  readonly reason: NacreChatRefusalReason;
-  constructor(reason: NacreChatRefusalReason) {
-    super({ name: "NacreChatRefusedError", message: refusalMessages[reason] });
-    this.reason = reason;
-  }
-  static override isInstance(error: unknown): error is NacreChatRefusedError {
-    return EngineClientError.isInstance(error) && hasMarker(error, refusedSymbol);
-  }
-}
-
-const refusalMessages: Readonly<Record<NacreChatRefusalReason, string>> = {
-  edit: "A sent message cannot be edited: the chat's log only grows. Send a new message instead.",
-  regenerate:
-    "Only an unanswered message can be answered again (after a problem); this answer is in the chat's log. Send a new message instead.",
-  "nothing-to-send": "The last message is neither a new message of the person nor tool results to send.",
-  "no-compact": "This engine keeps no transcript of its own, so /compact has nothing to summarise.",
-};
 
 /** One turn for the engine, read from what `useChat` sends. */
 export type NacreTurnPlan =

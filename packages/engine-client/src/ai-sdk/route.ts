@@ -1,7 +1,7 @@
 import { createUIMessageStreamResponse } from "ai";
 import { z } from "zod";
 import type { Engine } from "../engine.js";
-import { assertSafeChatId, InvalidChatIdError } from "../errors.js";
+import { assertSafeChatId, InvalidChatIdError, NacreChatRefusedError } from "../errors.js";
 import type { EngineEvent } from "../events.js";
 import { startLeasedTurn } from "../server/leased-turn.js";
 import { type ProblemAnswer, problem, turnRefusalProblem } from "../server/problems.js";
@@ -9,7 +9,7 @@ import { type ChatKey, createInProcessRunningTurns, type RunningTurns } from "..
 import { nacreChatMessages } from "./chat-messages.js";
 import { startCompact } from "./compact.js";
 import { turnToUIMessageStream } from "./map-turn.js";
-import { checkRetry, NacreChatRefusedError, type NacreTurnPlan, planNacreTurn } from "./plan-turn.js";
+import { checkRetry, type NacreTurnPlan, planNacreTurn } from "./plan-turn.js";
 import { answersOf, type NacreTurnOfPlan, runPlannedTurn, turnFields } from "./transport.js";
 import type { NacreUIMessage } from "./ui-message.js";
 

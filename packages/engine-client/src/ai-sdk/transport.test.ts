@@ -8,10 +8,9 @@ import {
 import { lastAssistantMessageIsCompleteWithToolCalls } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Engine, hasContext } from "../engine.js";
-import { TurnSequenceError } from "../errors.js";
+import { NacreChatRefusedError, TurnSequenceError } from "../errors.js";
 import { messageText } from "../messages.js";
 import { nacreChatMessages, nacreDivider, nacreMessageSeqs } from "./chat-messages.js";
-import { NacreChatRefusedError } from "./plan-turn.js";
 import { TestChat, TestChatOnAi6, textOf } from "./testing/test-chat.js";
 import { createNacreTransport } from "./transport.js";
 import type { NacreUIMessage } from "./ui-message.js";

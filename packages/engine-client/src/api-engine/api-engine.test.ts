@@ -16,6 +16,7 @@ import {
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterEach, describe, expect, it } from "vitest";
 import { unframeSummary } from "../context/frame.js";
+import { ChatStoreWriteError, LearnerFailedError } from "../errors.js";
 import type { EngineEvent } from "../events.js";
 import { createMemoryLearner } from "../learning/memory-learner.js";
 import type { ModelInfo } from "../messages.js";
@@ -496,6 +497,47 @@ describe("createApiEngine", () => {
     });
   });
 
+  describe("failures a turn survives", () => {
+    it("given a store whose transcript save fails, should tell onError and still end the turn done", async () => {
+      const store = createMemoryChatStore();
+      const refused = new ChatStoreWriteError({ chatId: "s", location: "memory", cause: new RangeError("full") });
+      const failingStore: typeof store = {
+        ...store,
+        writeTranscript: async () => {
+          throw refused;
+        },
+      };
+      const reported: Array<[unknown, unknown]> = [];
+      const { engine, script } = await setup({
+        models: [{ id: "chat", window: 128_000 }],
+        model: "chat",
+        engine: { store: failingStore, onError: (error, context) => reported.push([error, context]) },
+      });
+      script.queue.push({ text: "Answered all the same." });
+      const end = await engine.sendTurn({ chatId: "s", seq: 0, text: "Hello" }).done;
+      expect(end.status).toBe("done");
+      expect(reported).toEqual([[refused, { during: "save", chatId: "s" }]]);
+      // The log has every message; the transcript is rebuilt from it.
+      expect((await store.readLog("s")).map((message) => message.role)).toEqual(["user", "assistant"]);
+    });
+
+    it("given a listener that throws, should tell onError and still reach the turn's end", async () => {
+      const reported: Array<[unknown, unknown]> = [];
+      const { engine, script } = await setup({
+        models: [{ id: "chat", window: 128_000 }],
+        model: "chat",
+        engine: { onError: (error, context) => reported.push([error, context]) },
+      });
+      const bug = new TypeError("a listener's bug");
+      engine.subscribe((event) => {
+        if (event.type === "turn-start") throw bug;
+      });
+      script.queue.push({ text: "Hi." });
+      expect((await engine.sendTurn({ chatId: "t", seq: 0, text: "Hello" }).done).status).toBe("done");
+      expect(reported).toEqual([[bug, { during: "listener" }]]);
+    });
+  });
+
   describe("learning before forgetting", () => {
     const learningLog = chatLogFrom([
       ["I prefer short answers. My name is Ada.", "Noted, Ada."],
@@ -526,18 +568,21 @@ describe("createApiEngine", () => {
       expect(learner.reviews).toHaveLength(1);
     });
 
-    it("given a failing learner, should mark nothing read", async () => {
+    it("given a failing learner, should tell onError, mark nothing read and still fold", async () => {
       const learner = createMemoryLearner();
       learner.failNext();
+      const reported: Array<[unknown, unknown]> = [];
       const { engine, store } = await setup({
         models: [{ id: "chat", window: 128_000 }],
         model: "chat",
-        engine: { learner },
+        engine: { learner, onError: (error, context) => reported.push([error, context]) },
       });
       await store.appendLog("l", learningLog);
-      await engine.capabilities.context.compact("l");
-      await expect.poll(() => learner.reviews.length).toBe(1);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect((await engine.capabilities.context.compact("l")).status).toBe("compacted");
+      await expect.poll(() => reported).toHaveLength(1);
+      const [error, context] = reported[0] ?? [];
+      expect(LearnerFailedError.isInstance(error)).toBe(true);
+      expect(context).toEqual({ during: "learner", chatId: "l" });
       expect((await store.readTranscript("l"))?.readUntil).toBe(0);
     });
 

@@ -28,7 +28,7 @@ export type { ApiEngine, ApiEngineOptions } from "./options.js";
  */
 export function createApiEngine(options: ApiEngineOptions): ApiEngine {
   const parts = createEngineParts(options);
-  const events = createFanOut<EngineEvent>();
+  const events = createFanOut<EngineEvent>(parts.onError);
   /** Turns, folds on request and learning writes of a chat run one after another. */
   const runner = createTurnRunner({ emit: events.emit });
   const chats = createChatCache(parts);
@@ -48,6 +48,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     const ending = {
       save: () => saveTranscript(parts, rt, tally.kept),
       contextUsage: async () => (await measureChat(parts, rt)).usage,
+      onError: parts.onError,
     };
     const end = (status: EngineEventOf<"turn-end">["status"]) => endTurn(turn, rt, status, tally.usage, ending);
     const problem = (turnProblem: TurnProblem) => failTurn(turn, rt, turnProblem, tally.usage, ending);

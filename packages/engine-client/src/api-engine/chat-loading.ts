@@ -1,8 +1,14 @@
-import { assertSafeChatId, TurnSequenceError } from "../errors.js";
+import {
+  assertSafeChatId,
+  ChatLogCorruptError,
+  TranscriptCorruptError,
+  TranscriptFieldsInvalidError,
+  TurnSequenceError,
+  tornReason,
+} from "../errors.js";
 import { type OpenedTurn, openTurn } from "../kit/turn-open.js";
 import type { Turn } from "../kit/turn-runner.js";
 import type { ChatMessage } from "../messages.js";
-import { ChatLogCorruptError, TranscriptCorruptError, tornReason } from "../transcript/errors.js";
 import { buildTranscriptFile, type TranscriptFile } from "../transcript/transcript-file.js";
 import {
   applyTranscript,
@@ -11,7 +17,6 @@ import {
   engineFields,
   engineFieldsProblem,
   healthNotesKept,
-  TranscriptFieldsInvalidError,
 } from "./chat-state.js";
 import type { EngineParts } from "./engine-parts.js";
 

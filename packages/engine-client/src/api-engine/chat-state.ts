@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ModelFactor } from "../context/factor.js";
 import { type FoldState, initialFoldState } from "../context/fold.js";
 import { createEstimateCache, type EstimateCache } from "../context/message-estimate.js";
-import { EngineClientError, hasMarker, markerFor } from "../errors.js";
+
 import type { HealthNote, SummaryState } from "../events.js";
 import { nextSeq } from "../kit/turn-open.js";
 import { initialLearningState, type LearningState } from "../learning/learner.js";
@@ -30,26 +30,6 @@ export interface ChatRuntime {
 }
 
 export const healthNotesKept = 50;
-
-const fieldsInvalidSymbol = markerFor("TranscriptFieldsInvalidError");
-/** The transcript file parses, but a field the engine keeps in it is not valid: the file is treated as corrupt. */
-export class TranscriptFieldsInvalidError extends EngineClientError {
-  readonly [fieldsInvalidSymbol] = true;
-  readonly chatId: string;
-  /** Which field, and what is wrong with it. */
-  readonly reason: string;
-  constructor(chatId: string, reason: string) {
-    super({
-      name: "TranscriptFieldsInvalidError",
-      message: `The transcript of chat ${chatId} is not usable: ${reason}`,
-    });
-    this.chatId = chatId;
-    this.reason = reason;
-  }
-  static override isInstance(error: unknown): error is TranscriptFieldsInvalidError {
-    return EngineClientError.isInstance(error) && hasMarker(error, fieldsInvalidSymbol);
-  }
-}
 
 const count = z.number().int().nonnegative();
 const usageSchema = z.looseObject({ inputTokens: count, outputTokens: count, cachedInputTokens: count });

@@ -1,5 +1,5 @@
 import { estimateTokens } from "../context/estimate.js";
-import { isAbortError } from "../errors.js";
+import { defaultErrorHandler, type ErrorHandler, isAbortError } from "../errors.js";
 import type { HealthNote } from "../events.js";
 import type { ModelInfo } from "../messages.js";
 import type { ProviderAdapter } from "../providers/provider-adapter.js";
@@ -19,6 +19,8 @@ export interface EngineParts {
   readonly provider: ProviderAdapter;
   readonly store: ChatStore;
   readonly now: () => number;
+  /** Where failures a turn survives go (the option, or the console). */
+  readonly onError: ErrorHandler;
   /** The chat's model now (`setModel` changes it). */
   model(): string;
   setModel(modelId: string): void;
@@ -48,6 +50,7 @@ export function createEngineParts(options: ApiEngineOptions): EngineParts {
     provider,
     store: options.store,
     now,
+    onError: options.onError ?? defaultErrorHandler,
     windowEvidence: createWindowEvidence(provider),
     model: () => model,
     setModel(modelId) {

@@ -156,11 +156,12 @@ function startLearning(context: FoldContext, rt: ChatRuntime, untilSeq: number):
   const { parts, chats } = context;
   const learner = parts.options.learner;
   if (!learner) return;
-  const reading = chats.reading(rt.chatId);
+  const { chatId } = rt;
+  const reading = chats.reading(chatId);
   // The words are still in the log if this is slow or fails.
   void learnBeforeFold({
     learner,
-    chatId: rt.chatId,
+    chatId,
     log: [...rt.log],
     state: rt.learning,
     untilSeq,
@@ -170,13 +171,16 @@ function startLearning(context: FoldContext, rt: ChatRuntime, untilSeq: number):
     now: parts.now,
   })
     .then((result) => {
+      if (result.outcome.status === "failed") parts.onError(result.outcome.error, { during: "learner", chatId });
       if (result.state === rt.learning) return;
       // Later folds may have read further meanwhile; never move readUntil back.
       if (result.state.readUntil <= rt.learning.readUntil) return;
       rt.learning = result.state;
       // A chat read again since keeps its own state; the words are read again at its next fold.
-      if (chats.reading(rt.chatId) !== reading) return;
-      return context.queued(rt.chatId, () => saveTranscript(parts, rt, keptFromLog(rt)));
+      if (chats.reading(chatId) !== reading) return;
+      return context
+        .queued(chatId, () => saveTranscript(parts, rt, keptFromLog(rt)))
+        .catch((error: unknown) => parts.onError(error, { during: "save", chatId }));
     })
-    .catch((error: unknown) => console.error(error));
+    .catch((error: unknown) => parts.onError(error, { during: "learner", chatId }));
 }

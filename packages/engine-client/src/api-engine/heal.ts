@@ -1,9 +1,9 @@
 import { implausibleUsage, raiseFactor } from "../context/factor.js";
 import type { FoldPlan } from "../context/fold.js";
+import type { ProviderCallError } from "../errors.js";
 import type { Turn } from "../kit/turn-runner.js";
 import type { Usage } from "../messages.js";
 import type { TurnProblem } from "../problems.js";
-import type { ProviderCallError } from "../providers/provider-call-error.js";
 import type { TooLongRefusal } from "../providers/recognise-too-long.js";
 import type { ChatRuntime } from "./chat-state.js";
 import type { EngineParts } from "./engine-parts.js";

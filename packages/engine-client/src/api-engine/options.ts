@@ -1,4 +1,5 @@
 import type { ContextCapability, Engine } from "../engine.js";
+import type { ErrorHandler } from "../errors.js";
 import type { Learner } from "../learning/learner.js";
 import type { ModelInfo } from "../messages.js";
 import type { ProviderAdapter, ToolDefinition } from "../providers/provider-adapter.js";
@@ -30,6 +31,11 @@ export interface ApiEngineOptions {
   readonly displayName?: string;
   /** The clock. Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Told of failures a turn survives: a save, the learner, a listener that threw. The turn goes on (the log
+   * has every message). Default: `defaultErrorHandler`, which logs it.
+   */
+  readonly onError?: ErrorHandler;
 }
 
 /** The API engine: an {@link Engine} that keeps the transcript and declares the `context` capability. */

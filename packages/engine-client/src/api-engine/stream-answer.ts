@@ -1,12 +1,11 @@
 import { implausibleUsage, raiseFactor } from "../context/factor.js";
-import { isAbortError } from "../errors.js";
+import { isAbortError, ProviderCallError } from "../errors.js";
 import type { EngineEventOf } from "../events.js";
 import type { Answer } from "../kit/answer.js";
 import type { Turn } from "../kit/turn-runner.js";
 import { addUsage, type ChatMessage, type Usage } from "../messages.js";
 import type { TurnProblem } from "../problems.js";
 import type { FinishReason } from "../providers/provider-adapter.js";
-import { ProviderCallError } from "../providers/provider-call-error.js";
 import type { TooLongRefusal } from "../providers/recognise-too-long.js";
 import { storeAnswer } from "./chat-loading.js";
 import type { ChatRuntime } from "./chat-state.js";

@@ -1,5 +1,5 @@
 import type { ChatSnapshot, CompactResult, ContextUsage, Engine, TurnStream } from "../engine.js";
-import { isAbortError, TurnSequenceError } from "../errors.js";
+import { ContextCapabilityMissingError, isAbortError, TurnSequenceError } from "../errors.js";
 import type { CompactionReason, EngineEvent, EngineEventOf } from "../events.js";
 import { reduceChat } from "../kit/reduce-chat.js";
 import { nextSeq } from "../kit/turn-open.js";
@@ -189,7 +189,7 @@ export class ConversationStore {
   /** Folds all but the newest turn now. Throws when the engine does not declare `context`. */
   async compact(keep?: string): Promise<CompactResult> {
     const context = this.engine.capabilities.context;
-    if (!context) throw new Error(`The engine ${this.engine.id} does not declare the context capability`);
+    if (!context) throw new ContextCapabilityMissingError(this.engine.id);
     this.#hold();
     const controller = new AbortController();
     this.#compactController = controller;

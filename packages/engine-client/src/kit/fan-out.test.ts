@@ -3,18 +3,22 @@ import { createFanOut } from "./fan-out.js";
 
 describe("createFanOut", () => {
   describe("given a listener that throws", () => {
-    it("should still reach every other listener and report the error", () => {
-      const reported: unknown[] = [];
-      const fanOut = createFanOut<number>((error) => reported.push(error));
+    it("should still reach every other listener and report the error to onError, as a listener's", () => {
+      const reported: Array<[unknown, unknown]> = [];
+      const fanOut = createFanOut<number>((error, context) => reported.push([error, context]));
       const heard: number[] = [];
+      const bug = new TypeError("bug");
       fanOut.subscribe(() => {
-        throw new Error("bug");
+        throw bug;
       });
       fanOut.subscribe((value) => heard.push(value));
       fanOut.emit(1);
       fanOut.emit(2);
       expect(heard).toEqual([1, 2]);
-      expect(reported).toHaveLength(2);
+      expect(reported).toEqual([
+        [bug, { during: "listener" }],
+        [bug, { during: "listener" }],
+      ]);
     });
   });
 

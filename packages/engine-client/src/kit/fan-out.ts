@@ -1,4 +1,5 @@
 import type { Unsubscribe } from "../engine.js";
+import { defaultErrorHandler, type ErrorHandler } from "../errors.js";
 
 /** Events to every subscribed listener; a listener that throws never stops the others or the turn. */
 export interface FanOut<E> {
@@ -6,10 +7,8 @@ export interface FanOut<E> {
   emit(event: E): void;
 }
 
-/** Where a listener's error goes. Default: `console.error`, where a developer sees it. */
-export type ListenerErrorHandler = (error: unknown) => void;
-
-export function createFanOut<E>(onListenerError: ListenerErrorHandler = console.error): FanOut<E> {
+/** A listener's throw goes to `onError` (`during: "listener"`); default: `defaultErrorHandler`, which logs it. */
+export function createFanOut<E>(onError: ErrorHandler = defaultErrorHandler): FanOut<E> {
   const listeners = new Set<(event: E) => void>();
   return {
     subscribe(listener) {
@@ -24,7 +23,7 @@ export function createFanOut<E>(onListenerError: ListenerErrorHandler = console.
         try {
           listener(event);
         } catch (error) {
-          onListenerError(error);
+          onError(error, { during: "listener" });
         }
       }
     },

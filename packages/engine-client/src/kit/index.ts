@@ -1,5 +1,5 @@
 export { type Answer, createAnswer } from "./answer.js";
-export { createFanOut, type FanOut, type ListenerErrorHandler } from "./fan-out.js";
+export { createFanOut, type FanOut } from "./fan-out.js";
 export { foldedMessageCount, hasSomethingToFold, newestTurnStart, reduceChat, upsertMessage } from "./reduce-chat.js";
 export { endTurn, failTurn, startTurn, type TurnBook, type TurnEndOptions } from "./turn-book.js";
 export { nextSeq, type OpenedTurn, openTurn } from "./turn-open.js";

@@ -1,4 +1,5 @@
 import type { ContextUsage } from "../engine.js";
+import { defaultErrorHandler, type ErrorHandler } from "../errors.js";
 import type { EngineEventOf } from "../events.js";
 import { addUsage, type ChatMessage, type Usage } from "../messages.js";
 import type { TurnProblem } from "../problems.js";
@@ -27,6 +28,8 @@ export interface TurnEndOptions {
   readonly save?: () => Promise<void>;
   /** How much of the window the next request will use, computed once here and carried by `turn-end`. */
   readonly contextUsage?: () => Promise<ContextUsage | null> | ContextUsage | null;
+  /** Told when the save or the context usage fails (the turn still ends). Default: `defaultErrorHandler`, which logs it. */
+  readonly onError?: ErrorHandler;
 }
 
 /** Ends a turn: adds its usage to the chat's, saves, and sends `turn-end` (with the context usage when known). */
@@ -38,17 +41,18 @@ export async function endTurn(
   options: TurnEndOptions = {},
 ): Promise<EngineEventOf<"turn-end">> {
   book.usage = addUsage(book.usage, usage);
+  const onError = options.onError ?? defaultErrorHandler;
   try {
     await options.save?.();
   } catch (error) {
     // The log already has every message; a transcript that could not be written is rebuilt from it.
-    console.error(error);
+    onError(error, { during: "save", chatId: turn.chatId });
   }
   let contextUsage: ContextUsage | null = null;
   try {
     contextUsage = (await options.contextUsage?.()) ?? null;
   } catch (error) {
-    console.error(error);
+    onError(error, { during: "context-usage", chatId: turn.chatId });
   }
   const event: EngineEventOf<"turn-end"> = {
     type: "turn-end",

@@ -1,3 +1,4 @@
+import { LearnerFailedError } from "../errors.js";
 import type { Learner, LearnerOutcome, LearnerReview, PersonWords } from "./learner.js";
 
 /** A memory the in-memory learner proposed. */
@@ -56,7 +57,7 @@ export function createMemoryLearner(options: MemoryLearnerOptions = {}): MemoryL
       reviews.push(request);
       if (failures > 0) {
         failures -= 1;
-        throw new Error("The learner failed");
+        throw new LearnerFailedError(request.chatId);
       }
       if (options.noModel) return { status: "no-model" };
       if (garbled > 0) {

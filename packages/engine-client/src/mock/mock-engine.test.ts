@@ -11,6 +11,19 @@ async function collect(stream: AsyncIterable<EngineEvent>): Promise<EngineEvent[
 }
 
 describe("createMockEngine", () => {
+  describe("given a listener that throws", () => {
+    it("should tell onError and still end the turn done", async () => {
+      const reported: Array<[unknown, unknown]> = [];
+      const engine = createMockEngine({ onError: (error, context) => reported.push([error, context]) });
+      const bug = new TypeError("a listener's bug");
+      engine.subscribe((event) => {
+        if (event.type === "turn-end") throw bug;
+      });
+      expect((await engine.sendTurn({ chatId: "c", seq: 0, text: "Hi" }).done).status).toBe("done");
+      expect(reported).toEqual([[bug, { during: "listener" }]]);
+    });
+  });
+
   describe("given a scripted compaction before the third turn", () => {
     it("should emit compacting then compacted before the answer, with firstKeptSeq at the kept turn", async () => {
       const engine = createMockEngine({

@@ -44,7 +44,7 @@ export { createMockChatStore } from "./mock-script.js";
  * (pass `now` for the same timestamps too).
  */
 export function createMockEngine(script: MockEngineScript = {}): MockEngine {
-  const events = createFanOut<EngineEvent>();
+  const events = createFanOut<EngineEvent>(script.onError);
   const runner = createTurnRunner({ emit: events.emit });
   const store = script.store ?? createMockChatStore();
   seedMockChats(store, script.chats ?? {});
@@ -161,7 +161,10 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
     const scripted = turnScript(input, call);
     if (!opened.retrying) chat.messages.push(opened.message);
     startTurn(turn, chat, opened.message);
-    const ending = hasContextCapability ? { contextUsage: () => contextUsage(chat) } : {};
+    const ending = {
+      ...(hasContextCapability ? { contextUsage: () => contextUsage(chat) } : {}),
+      ...(script.onError ? { onError: script.onError } : {}),
+    };
     const signal = input.abortSignal;
     const delayMs = scripted.delayMs ?? script.delayMs ?? 0;
     const answer = createAnswer(turn, model.id);

@@ -1,4 +1,5 @@
 import type { Engine, TurnInput } from "../engine.js";
+import type { ErrorHandler } from "../errors.js";
 import type { CompactionReason, HealthNote, SummaryState, TranscriptSize } from "../events.js";
 import { type ChatMessage, emptyUsage, type MessagePart, type ModelInfo, type Usage } from "../messages.js";
 import type { TurnProblem } from "../problems.js";
@@ -77,6 +78,8 @@ export interface MockEngineScript {
   readonly summarise?: (folded: readonly ChatMessage[], previous: string | null, keep?: string) => string;
   /** The clock. Default `Date.now`; pass a fixed one for deterministic timestamps. */
   readonly now?: () => number;
+  /** Told when a listener throws (the others and the turn go on). Default: `defaultErrorHandler`, which logs it. */
+  readonly onError?: ErrorHandler;
 }
 
 /** What the mock keeps of a chat (shared by every mock engine over the same store). */

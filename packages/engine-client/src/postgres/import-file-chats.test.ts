@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ChatLogCorruptError } from "../transcript/errors.js";
+import { ChatImportConflictError, ChatLogCorruptError } from "../errors.js";
 import { createFileChatStore } from "../transcript/file-store.node.js";
 import { sampleLog, sampleSummary } from "../transcript/testing/fixtures.js";
 import { buildTranscriptFile } from "../transcript/transcript-file.js";
@@ -72,6 +72,23 @@ describe("importFileChats", () => {
     expect(ChatLogCorruptError.isInstance(error) && error.repaired).toBe(false);
     expect(await into.readLog("a-fine")).toEqual(log);
     expect(await into.readLog("b-bad")).toEqual([]);
+  });
+
+  it("given a chat written to both with fewer messages in the database, should refuse it and change nothing", async () => {
+    const from = createFileChatStore({ root: join(folder, "both") });
+    const log = sampleLog();
+    await from.appendLog("both", log);
+    const into = createPostgresChatStore({ db: database.db, userId: freshPerson() });
+    await into.appendLog("both", log.slice(0, 2));
+    const error = await importFileChats({ from, into }).catch((caught: unknown) => caught);
+    expect(ChatImportConflictError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({
+      chatId: "both",
+      logPath: from.logPath("both"),
+      databaseMessages: 2,
+      fileMessages: log.length,
+    });
+    expect(await into.readLog("both")).toEqual(log.slice(0, 2));
   });
 });
 

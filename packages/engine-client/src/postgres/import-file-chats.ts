@@ -1,7 +1,7 @@
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { ChatImportConflictError, ChatLogCorruptError, TranscriptCorruptError } from "../errors.js";
 import type { ChatMessage } from "../messages.js";
-import { ChatLogCorruptError, TranscriptCorruptError } from "../transcript/errors.js";
 import type { FileChatStore } from "../transcript/file-store.node.js";
 import type { TranscriptFile } from "../transcript/transcript-file.js";
 import type { PostgresChatStore } from "./postgres-store.js";
@@ -72,10 +72,12 @@ export async function importFileChats(options: {
     const storedFile = stored.length === 0 ? await into.readTranscript(chatId) : null;
     if (stored.length > 0 || storedFile !== null) {
       if (stored.length < log.length) {
-        throw new Error(
-          `Chat ${chatId} is in the database with ${stored.length} messages and in ${from.logPath(chatId)} with ` +
-            `${log.length}: it was written to both; nothing was changed.`,
-        );
+        throw new ChatImportConflictError({
+          chatId,
+          logPath: from.logPath(chatId),
+          databaseMessages: stored.length,
+          fileMessages: log.length,
+        });
       }
       alreadyThere.push(chatId);
       continue;

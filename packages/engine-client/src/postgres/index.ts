@@ -1,13 +1,9 @@
 // Chats in Postgres: a `pg` Pool or PGlite, same SQL. Its own entry, so neither reaches the browser's root entry.
+
+export { ChatImportConflictError, SchemaNotMigratedError, SchemaTooNewError } from "../errors.js";
 export { createPostgresChatDirectory } from "./chat-directory.js";
 export { type FileChatsImport, importFileChats } from "./import-file-chats.js";
-export {
-  type MigrationResult,
-  migrate,
-  SchemaNotMigratedError,
-  SchemaTooNewError,
-  schemaVersion,
-} from "./migrate.js";
+export { type MigrationResult, migrate, schemaVersion } from "./migrate.js";
 export {
   createPostgresChatStore,
   type PostgresChatStore,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { SchemaNotMigratedError, SchemaTooNewError } from "../errors.js";
 import { sampleLog } from "../transcript/testing/fixtures.js";
-import { migrate, SchemaNotMigratedError, SchemaTooNewError, schemaVersion } from "./migrate.js";
+import { migrate, schemaVersion } from "./migrate.js";
 import { createPostgresChatStore } from "./postgres-store.js";
 import type { SqlDatabase } from "./sql.js";
 import { openPglite, openPostgres, type TestDatabase } from "./testing/databases.js";

@@ -1,4 +1,4 @@
-import { EngineClientError, hasMarker, markerFor } from "../errors.js";
+import { SchemaNotMigratedError, SchemaTooNewError } from "../errors.js";
 import { inTransaction, type SqlDatabase, type SqlQueryable } from "./sql.js";
 
 /**
@@ -93,28 +93,6 @@ export const schemaVersion = steps.length;
 // Any constant serves; it keeps two instances starting at once from migrating side by side.
 const migrationLock = 0x636f6e63;
 
-const schemaTooNewSymbol = markerFor("SchemaTooNewError");
-/** The database was migrated by a newer version of this package; this one refuses to touch it. */
-export class SchemaTooNewError extends EngineClientError {
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: isInstance reads it through the registry symbol.
-  private readonly [schemaTooNewSymbol] = true;
-  readonly found: number;
-  readonly supported: number;
-  constructor(found: number, supported: number) {
-    super({
-      name: "SchemaTooNewError",
-      message:
-        `The database's chat schema is at version ${found}, newer than the ${supported} this version of ` +
-        "@conch/engine-client knows; nothing was changed. Run the newer version, or restore a backup from before it.",
-    });
-    this.found = found;
-    this.supported = supported;
-  }
-  static override isInstance(error: unknown): error is SchemaTooNewError {
-    return EngineClientError.isInstance(error) && hasMarker(error, schemaTooNewSymbol);
-  }
-}
-
 /** What {@link migrate} did. */
 export interface MigrationResult {
   /** The version found: 0 for an empty database. */
@@ -159,25 +137,6 @@ async function readVersion(tx: SqlQueryable): Promise<number> {
   return rows.length === 0 ? 0 : Number(rows[0]?.version);
 }
 
-const schemaMissingSymbol = markerFor("SchemaNotMigratedError");
-/** The database has no chat schema, or an older one: `migrate(db)` has not run on it. */
-export class SchemaNotMigratedError extends EngineClientError {
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: isInstance reads it through the registry symbol.
-  private readonly [schemaMissingSymbol] = true;
-  readonly found: number;
-  constructor(found: number, cause?: unknown) {
-    super({
-      name: "SchemaNotMigratedError",
-      message: `The database's chat schema is at version ${found}, not ${schemaVersion}: run migrate(db) before opening a store on it`,
-      cause,
-    });
-    this.found = found;
-  }
-  static override isInstance(error: unknown): error is SchemaNotMigratedError {
-    return EngineClientError.isInstance(error) && hasMarker(error, schemaMissingSymbol);
-  }
-}
-
 // One check per database object, the first time a store uses it; a failed check is tried again next time.
 const checked = new WeakMap<SqlDatabase, Promise<void>>();
 
@@ -187,7 +146,7 @@ export function checkSchema(db: SqlDatabase): Promise<void> {
   if (check === undefined) {
     check = readSchemaVersion(db).then((found) => {
       if (found > schemaVersion) throw new SchemaTooNewError(found, schemaVersion);
-      if (found < schemaVersion) throw new SchemaNotMigratedError(found);
+      if (found < schemaVersion) throw new SchemaNotMigratedError(found, schemaVersion);
     });
     checked.set(db, check);
     check.catch(() => checked.delete(db));

@@ -1,9 +1,8 @@
 import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TurnSequenceError } from "../errors.js";
+import { ChatLogCorruptError, InvalidChatRecordError, TranscriptCorruptError, TurnSequenceError } from "../errors.js";
 import type { ChatMessage } from "../messages.js";
-import { ChatLogCorruptError, InvalidChatRecordError, TranscriptCorruptError } from "../transcript/errors.js";
 import { chatStoreContract } from "../transcript/testing/chat-store-contract.js";
 import { sampleLog, sampleSummary } from "../transcript/testing/fixtures.js";
 import { buildTranscriptFile } from "../transcript/transcript-file.js";

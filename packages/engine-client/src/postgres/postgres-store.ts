@@ -1,9 +1,14 @@
 import { utf8Length } from "../context/estimate.js";
-import { assertSafeChatId, TurnSequenceError } from "../errors.js";
+import {
+  assertSafeChatId,
+  ChatStoreReadError,
+  TranscriptCorruptError,
+  TurnSequenceError,
+  unreadableLogLine,
+} from "../errors.js";
 import type { ChatMessage } from "../messages.js";
 import { createChatQueue } from "../transcript/chat-queue.js";
 import type { ChatStore } from "../transcript/chat-store.js";
-import { ChatStoreReadError, TranscriptCorruptError, unreadableLogLine } from "../transcript/errors.js";
 import {
   checkLogMessages,
   checkLogSequence,

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { ChatLeaseEndedError } from "../errors.js";
 import type { EngineEvent } from "../events.js";
 import type {
   ChatActivity,
@@ -9,7 +10,7 @@ import type {
   RunningTurns,
 } from "../server/running-turns.js";
 import { checkSchema } from "./migrate.js";
-import { listenTo, type SqlDatabase } from "./sql.js";
+import { listenTo, type NotifyChannel, type SqlDatabase } from "./sql.js";
 
 /** Options of {@link createPostgresRunningTurns}. */
 export interface PostgresRunningTurnsOptions {
@@ -36,9 +37,9 @@ export interface PostgresRunningTurns extends RunningTurns {
   close(): Promise<void>;
 }
 
-const eventsChannel = "conch_turn_events";
-const leasesChannel = "conch_leases";
-const abortsChannel = "conch_turn_aborts";
+const eventsChannel: NotifyChannel = "conch_turn_events";
+const leasesChannel: NotifyChannel = "conch_leases";
+const abortsChannel: NotifyChannel = "conch_turn_aborts";
 
 type Wake = () => void;
 
@@ -157,7 +158,7 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
     let chain: Promise<unknown> = Promise.resolve();
 
     const store = async (event: EngineEvent): Promise<NumberedEvent> => {
-      if (released) throw new Error("The chat's lease was released");
+      if (released) throw new ChatLeaseEndedError(key.chatId, "released");
       // One statement: the id from the chat's counter, the row, the NOTIFY, and only while the lease is ours.
       const { rows } = await db.query(
         `with lease as (
@@ -184,7 +185,7 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
       const id = rows[0]?.id;
       if (typeof id !== "string") {
         lose("The chat's lease was lost: it expired and another instance took it");
-        throw new Error("The chat's lease was lost before this event could be stored");
+        throw new ChatLeaseEndedError(key.chatId, "lost");
       }
       wake(keyName);
       return { id, event };

@@ -63,15 +63,20 @@ export async function inTransaction<T>(db: SqlDatabase, work: (tx: SqlQueryable)
 }
 
 /**
+ * The NOTIFY channels of the running turns. A closed list, because `listen` takes no parameter: the name is written
+ * into the statement itself.
+ */
+export type NotifyChannel = "conch_turn_events" | "conch_leases" | "conch_turn_aborts";
+
+/**
  * Calls `onPayload` for every NOTIFY on `channel` until the returned function is called. On a pool this holds one
  * connection for as long as it listens.
  */
 export async function listenTo(
   db: SqlDatabase,
-  channel: string,
+  channel: NotifyChannel,
   onPayload: (payload: string) => void,
 ): Promise<() => Promise<void>> {
-  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`not a plain channel name: ${channel}`);
   if (isEmbedded(db)) return db.listen(channel, onPayload);
   const client = await db.connect();
   client.on?.("notification", (message) => {

@@ -1,10 +1,9 @@
 import type { z } from "zod";
-import { isAbortError } from "../errors.js";
+import { isAbortError, ProviderCallError } from "../errors.js";
 import type { ModelInfo } from "../messages.js";
 import { fetchJson, type Transport } from "./http.js";
 import { isLocalBaseURL } from "./local-base-url.js";
 import type { ListModelsOptions, ProviderSettings, ProviderStreamPart } from "./provider-adapter.js";
-import { ProviderCallError } from "./provider-call-error.js";
 import { createRememberedWindows, type RememberedWindows, smallerWindow } from "./remembered-windows.js";
 
 /** A model as a provider's list describes it, before remembered windows are applied. */

@@ -1,10 +1,10 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { ProviderCallError } from "../errors.js";
 import { textMessage } from "../messages.js";
 import { createProvider } from "./create-provider.js";
 import { maximumEventChars } from "./http.js";
-import { ProviderCallError } from "./provider-call-error.js";
 
 const servers: Server[] = [];
 afterEach(async () => {

@@ -1,10 +1,10 @@
 import { createServer } from "node:net";
 import { type FakeDialect, type FakeProvider, type FakeProviderOptions, startFakeProvider } from "@conch/fake-provider";
 import { afterEach, describe, expect, it } from "vitest";
+import { ProviderCallError } from "../errors.js";
 import { textMessage } from "../messages.js";
 import { createProvider } from "./create-provider.js";
 import type { ProviderAdapter, ProviderStreamPart } from "./provider-adapter.js";
-import { ProviderCallError } from "./provider-call-error.js";
 
 const servers: FakeProvider[] = [];
 afterEach(async () => {

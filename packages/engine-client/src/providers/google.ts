@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ProviderCallError } from "../errors.js";
 import {
   createModelListContext,
   type ListedModel,
@@ -31,7 +32,6 @@ import type {
   ProviderSettings,
   ProviderStreamPart,
 } from "./provider-adapter.js";
-import { ProviderCallError } from "./provider-call-error.js";
 
 /** Settings of the Gemini adapter. */
 export interface GoogleSettings extends ProviderSettings {

@@ -1,7 +1,7 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { z } from "zod";
 import { abortReason } from "../channel.js";
-import { isAbortError } from "../errors.js";
+import { isAbortError, ProviderCallError } from "../errors.js";
 import {
   malformedProblem,
   offlineProblem,
@@ -9,7 +9,6 @@ import {
   problemFromResponse,
 } from "./map-provider-problem.js";
 import type { ProviderSettings } from "./provider-adapter.js";
-import { ProviderCallError } from "./provider-call-error.js";
 
 /** Five minutes: a local model can think that long over a big prompt before its first byte. */
 export const defaultTimeoutMs = 300_000;

@@ -1,3 +1,4 @@
+export { ProviderCallError, type ProviderCallErrorOptions } from "../errors.js";
 export type { ListedModel, ModelListContext } from "./adapter-support.js";
 export { type AnthropicSettings, createAnthropic, mapAnthropicStopReason } from "./anthropic.js";
 export { type AnyProviderSettings, createProvider } from "./create-provider.js";
@@ -37,7 +38,6 @@ export {
   providerIds,
   type ToolDefinition,
 } from "./provider-adapter.js";
-export { ProviderCallError, type ProviderCallErrorOptions } from "./provider-call-error.js";
 export { recogniseTooLong, type TooLongRefusal } from "./recognise-too-long.js";
 export {
   createRememberedWindows,

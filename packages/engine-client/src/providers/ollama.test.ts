@@ -1,9 +1,9 @@
 import { type FakeProvider, type FakeProviderOptions, startFakeProvider } from "@conch/fake-provider";
 import { afterEach, describe, expect, it } from "vitest";
+import { ProviderCallError } from "../errors.js";
 import { textMessage } from "../messages.js";
 import { createOllama } from "./ollama.js";
 import type { ProviderStreamPart } from "./provider-adapter.js";
-import { ProviderCallError } from "./provider-call-error.js";
 
 const servers: FakeProvider[] = [];
 afterEach(async () => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ProviderCallError } from "../errors.js";
 import {
   createModelListContext,
   type ModelListContext,
@@ -27,7 +28,6 @@ import type {
   ProviderSettings,
   ProviderStreamPart,
 } from "./provider-adapter.js";
-import { ProviderCallError } from "./provider-call-error.js";
 
 /** The window asked of Ollama when a model's is not chosen otherwise: ADR 0055's 16K local model. */
 export const defaultOllamaContextWindow = 16_384;

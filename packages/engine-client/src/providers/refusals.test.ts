@@ -7,10 +7,10 @@ import {
   startFakeProvider,
 } from "@conch/fake-provider";
 import { afterEach, describe, expect, it } from "vitest";
+import { ProviderCallError } from "../errors.js";
 import { textMessage } from "../messages.js";
 import { createProvider } from "./create-provider.js";
 import { isProviderId, type ProviderAdapter, type ProviderId, type ProviderStreamPart } from "./provider-adapter.js";
-import { ProviderCallError } from "./provider-call-error.js";
 
 const servers: FakeProvider[] = [];
 afterEach(async () => {

@@ -1,5 +1,4 @@
-import { ChatBusyError, TurnSequenceError } from "../errors.js";
-import { RemoteEngineError } from "./errors.js";
+import { ChatBusyError, RemoteEngineError, TurnSequenceError } from "../errors.js";
 import type { WireProblem } from "./wire.js";
 
 /** How the remote engine reaches its server. */

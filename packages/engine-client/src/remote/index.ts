@@ -1,4 +1,4 @@
-export { RemoteEngineError } from "./errors.js";
+export { RemoteEngineError } from "../errors.js";
 export { createRemoteEngine, type RemoteEngine, type RemoteEngineOptions } from "./remote-engine.js";
 export type {
   WireAbortResponse,

@@ -1,6 +1,6 @@
 import { delay } from "../channel.js";
+import { RemoteEngineError } from "../errors.js";
 import type { EngineEvent, EngineEventOf } from "../events.js";
-import { RemoteEngineError } from "./errors.js";
 import { chatPath, problemError, type RemoteHttp } from "./http.js";
 import { readEventStream } from "./sse-reader.js";
 import type { WireChatPage } from "./wire.js";

@@ -195,6 +195,22 @@ describe("createRemoteEngine against the engine handler over real HTTP", () => {
     expect(events.find((event) => event.type === "message-start")).toMatchObject({ model: "chat-big" });
     expect((await engine.loadChat("big")).model.id).toBe("chat-big");
   });
+
+  it("given a listener that throws, should tell onError and still reach the turn's end", async () => {
+    const reported: Array<[unknown, unknown]> = [];
+    const engine = await createRemoteEngine({
+      baseURL: server.baseURL,
+      headers: bearer("alice"),
+      onError: (error, context) => reported.push([error, context]),
+    });
+    const bug = new TypeError("a listener's bug");
+    engine.subscribe((event) => {
+      if (event.type === "turn-start") throw bug;
+    });
+    server.script.queue.push({ text: "Still here." });
+    expect((await engine.sendTurn({ chatId: "listener", seq: 0, text: "Hi" }).done).status).toBe("done");
+    expect(reported).toEqual([[bug, { during: "listener" }]]);
+  });
 });
 
 describe("a server whose engine keeps no transcript", () => {

@@ -10,11 +10,16 @@ import type {
   TurnInput,
   TurnStream,
 } from "../engine.js";
-import { assertSafeChatId, ChatBusyError } from "../errors.js";
+import {
+  assertSafeChatId,
+  ChatBusyError,
+  defaultErrorHandler,
+  type ErrorHandler,
+  RemoteEngineError,
+} from "../errors.js";
 import type { EngineEvent, EngineEventOf } from "../events.js";
 import { reduceChat } from "../kit/reduce-chat.js";
 import type { ModelInfo } from "../messages.js";
-import { RemoteEngineError } from "./errors.js";
 import { chatPath, createRemoteHttp, type HeadersOption, problemError, type RemoteHttp } from "./http.js";
 import { type LiveTurn, readTurn } from "./live-turn.js";
 import type {
@@ -36,6 +41,8 @@ export interface RemoteEngineOptions {
   readonly headers?: HeadersOption;
   /** The model the chats talk to. Default: the server's choice. */
   readonly model?: string;
+  /** Told when a listener throws (the others and the turn go on). Default: `defaultErrorHandler`, which logs it. */
+  readonly onError?: ErrorHandler;
 }
 
 /** An {@link Engine} that runs on a server, over the protocol of docs/protocol.md. */
@@ -73,10 +80,15 @@ export async function createRemoteEngine(options: RemoteEngineOptions): Promise<
       message: `The server speaks protocol ${capabilities.protocol}, this client 1`,
     });
   }
-  return remoteEngine(http, capabilities, options.model);
+  return remoteEngine(http, capabilities, options.model, options.onError ?? defaultErrorHandler);
 }
 
-function remoteEngine(http: RemoteHttp, capabilities: WireCapabilities, model: string | undefined): RemoteEngine {
+function remoteEngine(
+  http: RemoteHttp,
+  capabilities: WireCapabilities,
+  model: string | undefined,
+  onError: ErrorHandler,
+): RemoteEngine {
   const listeners = new Set<EngineListener>();
   /** Turns being read now, by chat: this engine's own and those found running at a load. */
   const live = new Map<string, LiveTurn>();
@@ -89,7 +101,7 @@ function remoteEngine(http: RemoteHttp, capabilities: WireCapabilities, model: s
         listener(event);
       } catch (error) {
         // One listener's bug must not stop the others or the turn.
-        console.error(error);
+        onError(error, { during: "listener" });
       }
     }
   }
@@ -235,7 +247,7 @@ function remoteEngine(http: RemoteHttp, capabilities: WireCapabilities, model: s
       return (await http.getJson<WireModels>("/models")).models;
     },
     withModel(next) {
-      return remoteEngine(http, capabilities, next);
+      return remoteEngine(http, capabilities, next, onError);
     },
     listChats(page) {
       const query = `?offset=${page?.offset ?? 0}&limit=${page?.limit ?? 50}`;

@@ -1,4 +1,5 @@
 import type { Engine } from "../engine.js";
+import type { ErrorHandler } from "../errors.js";
 import type { LimitCounter } from "./limits.js";
 import type { EngineHandlerOptions } from "./options.js";
 import type { ChatKey, RunningTurns } from "./running-turns.js";
@@ -12,7 +13,7 @@ export interface Context {
   readonly turns: RunningTurns;
   readonly limits: LimitCounter;
   readonly redact: (text: string) => string;
-  readonly onError: (error: unknown) => void;
+  readonly onError: ErrorHandler;
   readonly maxBodyBytes: number;
   /** CORS headers for a listed origin. */
   readonly headers: Readonly<Record<string, string>>;

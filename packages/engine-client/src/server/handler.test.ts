@@ -496,3 +496,29 @@ describe("per-person limits", () => {
     expect(bobs.at(-1)?.event).toMatchObject({ type: "turn-end", status: "done" });
   });
 });
+
+describe("unexpected errors", () => {
+  const reported: Array<[unknown, unknown]> = [];
+  const broken = new TypeError("the engine could not be made");
+  let server: EngineServer;
+  beforeAll(async () => {
+    server = await startEngineServer({
+      handler: {
+        engineFor: () => {
+          throw broken;
+        },
+        onError: (error, context) => reported.push([error, context]),
+      },
+    });
+  });
+  afterAll(() => server?.close());
+
+  it("should answer a bare 500 and tell onError, as a request's", async () => {
+    const response = await call(server, "/chats/broken");
+    expect(response.status).toBe(500);
+    const problem = await problemOf(response);
+    expect(problem.type).toBe("urn:conch:problem:server-error");
+    expect(JSON.stringify(problem)).not.toContain(broken.message);
+    expect(reported).toEqual([[broken, { during: "request" }]]);
+  });
+});

@@ -1,8 +1,8 @@
-import { EngineClientError, InvalidChatIdError } from "../errors.js";
+import { defaultErrorHandler, EngineClientError, InvalidChatIdError, ProblemResponse } from "../errors.js";
 import type { Context, Route } from "./context.js";
 import { createLimitCounter } from "./limits.js";
 import type { EngineHandlerOptions } from "./options.js";
-import { type ProblemAnswer, ProblemResponse, problem, turnRefusalProblem } from "./problems.js";
+import { type ProblemAnswer, problem, turnRefusalProblem } from "./problems.js";
 import { routeFor } from "./routes.js";
 import { createInProcessRunningTurns } from "./running-turns.js";
 import { checkOrigin, corsHeaders, preflight } from "./security.js";
@@ -28,7 +28,7 @@ export function createEngineHandler(options: EngineHandlerOptions): EngineHandle
       (result, secret) => (result.includes(secret) ? result.split(secret).join("[redacted]") : result),
       text,
     );
-  const onError = options.onError ?? ((error: unknown) => console.error("engine handler:", error));
+  const onError = options.onError ?? defaultErrorHandler;
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
 
   function problemResponse(answer: ProblemAnswer, origin: string | null): Response {
@@ -45,11 +45,11 @@ export function createEngineHandler(options: EngineHandlerOptions): EngineHandle
 
   /** The problem an error becomes; nothing of an unexpected error leaves but a generic 500. */
   function answerFor(error: unknown): ProblemAnswer {
-    if (error instanceof ProblemResponse) return error.answer;
+    if (ProblemResponse.isInstance(error)) return error.answer;
     const refusal = turnRefusalProblem(error);
     if (refusal) return refusal;
     if (InvalidChatIdError.isInstance(error)) return problem("invalid-chat-id", 400, { detail: error.message });
-    onError(error);
+    onError(error, { during: "request" });
     return problem("server-error", 500, EngineClientError.isInstance(error) ? { detail: error.name } : {});
   }
 

@@ -1,3 +1,4 @@
+export { ChatLeaseEndedError, EmptyTurnStreamError } from "../errors.js";
 export type { ChatDirectory } from "./chat-directory.js";
 export { createEngineHandler, type EngineHandler } from "./handler.js";
 export type { PersonLimits } from "./limits.js";

@@ -1,4 +1,5 @@
 import type { Engine, TurnInput, TurnStream } from "../engine.js";
+import { EmptyTurnStreamError, type ErrorHandler } from "../errors.js";
 import type { EngineEvent } from "../events.js";
 import { emptyUsage, type Usage } from "../messages.js";
 import type { ChatKey, ChatLease, RunningTurns } from "./running-turns.js";
@@ -7,8 +8,8 @@ import type { ChatKey, ChatLease, RunningTurns } from "./running-turns.js";
 export interface LeasedTurnHooks {
   /** The turn's `turn-end` was recorded. */
   readonly onTurnEnd?: (usage: Usage) => void;
-  /** The engine failed while recording; the turn still ends for every follower. */
-  readonly onError: (error: unknown) => void;
+  /** The engine failed while recording (`during: "turn"`); the turn still ends for every follower. */
+  readonly onError: ErrorHandler;
 }
 
 /**
@@ -34,7 +35,7 @@ export async function startLeasedTurn(
     stream.done.catch(() => undefined);
     iterator = stream[Symbol.asyncIterator]();
     first = await iterator.next();
-    if (first.done) throw new Error("The engine's turn ended without an event");
+    if (first.done) throw new EmptyTurnStreamError(key.chatId, input.seq);
   } catch (error) {
     await lease.release();
     throw error;
@@ -65,7 +66,7 @@ async function pump(
       next = await iterator.next();
     }
   } catch (error) {
-    hooks.onError(error);
+    hooks.onError(error, { during: "turn", chatId });
   } finally {
     // An engine that failed without its `turn-end` still ends the turn for every follower.
     if (!ended) {

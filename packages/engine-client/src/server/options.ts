@@ -1,4 +1,5 @@
 import type { Engine } from "../engine.js";
+import type { ErrorHandler } from "../errors.js";
 import type { ModelInfo } from "../messages.js";
 import type { ChatDirectory } from "./chat-directory.js";
 import type { PersonLimits } from "./limits.js";
@@ -34,6 +35,9 @@ export interface EngineHandlerOptions extends OriginRules {
   readonly runningTurns?: RunningTurns;
   /** Strings that never leave in a response (the provider's key): replaced by `[redacted]`. */
   readonly secrets?: readonly string[];
-  /** Told of unexpected errors (the client only gets a 500). Default: `console.error`. */
-  readonly onError?: (error: unknown) => void;
+  /**
+   * Told of unexpected errors (`during: "request"`: the client only gets a 500) and of a turn that failed while
+   * its events were recorded (`during: "turn"`: it still ends for every follower). Default: `defaultErrorHandler`, which logs it.
+   */
+  readonly onError?: ErrorHandler;
 }

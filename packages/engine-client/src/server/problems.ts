@@ -1,4 +1,4 @@
-import { ChatBusyError, TurnSequenceError } from "../errors.js";
+import { ChatBusyError, ProblemResponse, TurnSequenceError } from "../errors.js";
 import type { WireProblem, WireProblemName } from "../remote/wire.js";
 import { problemTypePrefix } from "../remote/wire.js";
 
@@ -38,16 +38,6 @@ export function problem(
     problem: { type: `${problemTypePrefix}${name}`, title: titles[name], status, ...extra },
     ...(headers ? { headers } : {}),
   };
-}
-
-/** Thrown inside the handler to answer with a problem at once. */
-export class ProblemResponse extends Error {
-  readonly answer: ProblemAnswer;
-  constructor(answer: ProblemAnswer) {
-    super(answer.problem.title);
-    this.name = "ProblemResponse";
-    this.answer = answer;
-  }
 }
 
 /** Throws the problem (for use in expressions). */

@@ -1,6 +1,7 @@
 // The per-chat lease and the running turn's events, behind one interface: the handler runs here in one process;
 // a deployment of several instances gives them a shared one (Postgres), and nothing else changes.
 import { type Channel, createChannel } from "../channel.js";
+import { ChatLeaseEndedError } from "../errors.js";
 import type { EngineEvent } from "../events.js";
 
 /** A chat of one person. The same `chatId` of two people names two chats. */
@@ -151,7 +152,7 @@ export function createInProcessRunningTurns(options: InProcessRunningTurnsOption
       startCursor,
       abortSignal: controller.signal,
       async record(event) {
-        if (released) throw new Error("The chat's lease was released");
+        if (released) throw new ChatLeaseEndedError(event.chatId, "released");
         record.lastId += 1;
         const numbered: NumberedEvent = { id: String(record.lastId), event };
         if (event.type === "turn-start") record.turnSeq = event.message.seq;

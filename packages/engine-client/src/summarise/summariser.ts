@@ -3,10 +3,9 @@ import { estimateTokens } from "../context/estimate.js";
 import { escapeFrameText } from "../context/frame.js";
 import { shortenText } from "../context/shorten.js";
 import { resolveWindow } from "../context/window.js";
-import { isAbortError } from "../errors.js";
+import { isAbortError, ProviderCallError } from "../errors.js";
 import { addUsage, type ChatMessage, emptyUsage, type ModelInfo, type Usage } from "../messages.js";
 import type { ChatRequest, FinishReason, ProviderAdapter } from "../providers/provider-adapter.js";
-import { ProviderCallError } from "../providers/provider-call-error.js";
 import { splitIntoPieces, toPlainLines } from "./plain-lines.js";
 import { redactSecrets } from "./redact.js";
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { ChatStoreLockedError } from "./errors.js";
+import { ChatStoreLockedError } from "../errors.js";
 import { createFileChatStore } from "./file-store.node.js";
 import { lockFileName } from "./folder-lock.node.js";
 

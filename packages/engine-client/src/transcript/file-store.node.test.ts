@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ChatLogCorruptError, ChatStoreReadError, TranscriptCorruptError } from "./errors.js";
+import { ChatLogCorruptError, ChatStoreReadError, TranscriptCorruptError } from "../errors.js";
 import { createFileChatStore } from "./file-store.node.js";
 import { sampleLog, sampleSummary } from "./testing/fixtures.js";
 import { buildTranscriptFile, keptSeqs } from "./transcript-file.js";

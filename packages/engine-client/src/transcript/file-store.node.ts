@@ -1,6 +1,15 @@
 import { constants, copyFile, type FileHandle, open, readFile, rename, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { assertSafeChatId, EngineClientError } from "../errors.js";
+import {
+  assertSafeChatId,
+  ChatLogCorruptError,
+  ChatStoreReadError,
+  ChatStoreWriteError,
+  EngineClientError,
+  TranscriptCorruptError,
+  tornReason,
+  unreadableLogLine,
+} from "../errors.js";
 import type { ChatMessage } from "../messages.js";
 import { createChatQueue } from "./chat-queue.js";
 import type { ChatStore } from "./chat-store.js";
@@ -15,14 +24,6 @@ import {
   syncFolder,
   writeFileAtomically,
 } from "./durable-files.node.js";
-import {
-  ChatLogCorruptError,
-  ChatStoreReadError,
-  ChatStoreWriteError,
-  TranscriptCorruptError,
-  tornReason,
-  unreadableLogLine,
-} from "./errors.js";
 import { type FolderLock, lockFolder } from "./folder-lock.node.js";
 import { describeRepairs, type LogReading, readLogFile, writeRepairedLog } from "./log-reader.node.js";
 import {

@@ -3,8 +3,8 @@ import { unlinkSync } from "node:fs";
 import { link, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { ChatStoreLockedError } from "../errors.js";
 import { errorCode } from "./durable-files.node.js";
-import { ChatStoreLockedError } from "./errors.js";
 
 /** The lock file of a file-store folder, beside `api-sessions/` and `chats/`. */
 export const lockFileName = "store.lock";

@@ -1,13 +1,14 @@
 // The chat's log and the engine's transcript file, and the stores that keep them. The file-system store is
 // Node-only and lives in `@conch/engine-client/node`, so this entry runs in a browser.
-export type { ChatStore, ReadTranscriptOptions } from "./chat-store.js";
+
 export {
   ChatLogCorruptError,
   ChatStoreReadError,
   ChatStoreWriteError,
   InvalidChatRecordError,
   TranscriptCorruptError,
-} from "./errors.js";
+} from "../errors.js";
+export type { ChatStore, ReadTranscriptOptions } from "./chat-store.js";
 export {
   createIndexedDbChatStore,
   type IndexedDbChatStore,

@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { InvalidChatIdError, TurnSequenceError } from "../errors.js";
 import {
   ChatLogCorruptError,
   ChatStoreReadError,
   ChatStoreWriteError,
+  InvalidChatIdError,
   InvalidChatRecordError,
   TranscriptCorruptError,
-} from "./errors.js";
+  TurnSequenceError,
+} from "../errors.js";
 import { createIndexedDbChatStore, type IndexedDbChatStore } from "./indexeddb-store.js";
 import { chatStoreContract } from "./testing/chat-store-contract.js";
 import { bigTranscript, sampleLog, sampleSummary } from "./testing/fixtures.js";

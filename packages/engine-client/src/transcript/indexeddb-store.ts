@@ -1,9 +1,15 @@
 import { utf8Length } from "../context/estimate.js";
-import { assertSafeChatId, EngineClientError } from "../errors.js";
+import {
+  assertSafeChatId,
+  ChatStoreReadError,
+  ChatStoreWriteError,
+  EngineClientError,
+  TranscriptCorruptError,
+  unreadableLogLine,
+} from "../errors.js";
 import type { ChatMessage } from "../messages.js";
 import { createChatQueue } from "./chat-queue.js";
 import type { ChatStore } from "./chat-store.js";
-import { ChatStoreReadError, ChatStoreWriteError, TranscriptCorruptError, unreadableLogLine } from "./errors.js";
 import {
   checkLogMessages,
   checkLogSequence,

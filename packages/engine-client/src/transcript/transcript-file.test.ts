@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InvalidChatRecordError } from "./errors.js";
+import { InvalidChatRecordError } from "../errors.js";
 import { sampleLog, sampleSummary } from "./testing/fixtures.js";
 import { buildTranscriptFile, decodeTranscript, encodeTranscript, keptSeqs } from "./transcript-file.js";
 

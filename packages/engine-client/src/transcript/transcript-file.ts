@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { TurnSequenceError } from "../errors.js";
+import { InvalidChatRecordError, TurnSequenceError } from "../errors.js";
 import type { CompactionReason, SummaryState } from "../events.js";
 import type { ChatMessage } from "../messages.js";
-import { InvalidChatRecordError } from "./errors.js";
 
 /** One kept message as the transcript file holds it: a log message without its `seq` (that is in `seqs`). */
 export type TranscriptMessage = Omit<ChatMessage, "seq">;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { InvalidChatIdError, TurnSequenceError } from "../../errors.js";
+import { InvalidChatIdError, InvalidChatRecordError, TranscriptCorruptError, TurnSequenceError } from "../../errors.js";
 import type { ChatStore } from "../chat-store.js";
-import { InvalidChatRecordError, TranscriptCorruptError } from "../errors.js";
 import { buildTranscriptFile, type TranscriptFile } from "../transcript-file.js";
 import { bigTranscript, sampleLog, sampleSummary } from "./fixtures.js";
 

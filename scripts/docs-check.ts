@@ -232,11 +232,7 @@ function isExported(name: string, exports: ReadonlySet<string>): boolean {
 }
 
 /** Names the docs give as ours that no entry exports, and `@conch/…` entries that no package has. */
-export function checkNames(
-  file: string,
-  text: string,
-  known: Known,
-): DocsProblem[] {
+export function checkNames(file: string, text: string, known: Known): DocsProblem[] {
   const problems: DocsProblem[] = [];
   const internal = internalDocs.has(file);
   for (const { line, text: content } of proseLines(text)) {
@@ -365,12 +361,7 @@ export function checkLinks(file: string, text: string, root = repositoryRoot): D
 }
 
 /** Every problem of one Markdown text. */
-export function checkDocument(
-  file: string,
-  text: string,
-  known: Known,
-  root = repositoryRoot,
-): DocsProblem[] {
+export function checkDocument(file: string, text: string, known: Known, root = repositoryRoot): DocsProblem[] {
   return [...checkNames(file, text, known), ...checkTables(file, text), ...checkLinks(file, text, root)];
 }
 
@@ -387,4 +378,58 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   for (const problem of problems) console.log(`${problem.file}:${problem.line} ${problem.rule}: ${problem.message}`);
   console.log(problems.length === 0 ? "docs check: no problems" : `docs check: ${problems.length} problems`);
   process.exitCode = problems.length === 0 ? 0 : 1;
+}
+
+/** A TypeScript sample of the docs: a fenced `ts` or `tsx` block. */
+export interface CodeSample {
+  /** `README.md › Drop it into your chat`, with `#2` after the second one under one heading. */
+  readonly id: string;
+  readonly file: string;
+  /** The line of its opening fence (1-based). */
+  readonly line: number;
+  readonly lang: "ts" | "tsx";
+  /** Its code, the block's indentation removed. */
+  readonly code: string;
+  /** It says so on its first lines (`// Fragment: … are yours.`): names it uses are the reader's own. */
+  readonly fragment: boolean;
+}
+
+/** Every `ts`/`tsx` sample of the docs, in file order. */
+export function codeSamples(root = repositoryRoot): CodeSample[] {
+  const samples: CodeSample[] = [];
+  for (const file of documentationFiles(root)) {
+    const lines = readFileSync(join(root, file), "utf8").split("\n");
+    let heading = "";
+    const perHeading = new Map<string, number>();
+    for (let index = 0; index < lines.length; index++) {
+      const content = lines[index] as string;
+      const opening = /^(\s*)(`{3,})(ts|tsx)\s*$/.exec(content);
+      if (!opening) {
+        const title = /^#{1,6}\s+(.*?)\s*$/.exec(content)?.[1];
+        if (title !== undefined) heading = title;
+        // Skip other fenced blocks whole, so that a `# comment` in a shell block is no heading.
+        const other = /^\s*(`{3,}|~{3,})/.exec(content)?.[1];
+        if (other) while (++index < lines.length && !(lines[index] as string).trim().startsWith(other));
+        continue;
+      }
+      const indent = (opening[1] as string).length;
+      const body: string[] = [];
+      const start = index;
+      while (++index < lines.length && (lines[index] as string).trim() !== opening[2]) {
+        body.push((lines[index] as string).slice(indent));
+      }
+      const count = (perHeading.get(heading) ?? 0) + 1;
+      perHeading.set(heading, count);
+      const code = `${body.join("\n")}\n`;
+      samples.push({
+        id: `${file} › ${heading}${count > 1 ? ` #${count}` : ""}`,
+        file,
+        line: start + 1,
+        lang: opening[3] as "ts" | "tsx",
+        code,
+        fragment: /^(\/\/.*\n)*\/\/ Fragment:/.test(code),
+      });
+    }
+  }
+  return samples;
 }

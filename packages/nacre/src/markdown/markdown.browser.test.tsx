@@ -18,9 +18,19 @@ function fetched(url: string): boolean {
   return performance.getEntriesByType("resource").some((entry) => entry.name === url);
 }
 
+/**
+ * Waits until an image asked for after the text was put in the page has been fetched and timed: an image the text
+ * made started loading earlier, on insertion, from the same server, so it would be timed by then too.
+ */
 async function settle() {
-  // Images start loading on insertion; give the network stack a moment before looking.
-  await new Promise((resolve) => setTimeout(resolve, 800));
+  const control = beacon("control");
+  const image = new Image();
+  await new Promise((resolve) => {
+    image.onload = resolve;
+    image.onerror = resolve;
+    image.src = control;
+  });
+  await expect.poll(() => fetched(control), { timeout: 30_000 }).toBe(true);
 }
 
 /** Every link, span and button clicked: no script ran, no active element exists, no beacon was fetched, links are safe. */

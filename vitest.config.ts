@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { playwright } from "@vitest/browser-playwright";
 import { defaultClientConditions, defaultServerConditions } from "vite";
-import { defineConfig } from "vitest/config";
+import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 import { prebundledDeps } from "./.storybook/prebundled-deps.js";
 import { chromiumArgs, chromiumPath } from "./scripts/chromium.js";
 
@@ -28,7 +28,7 @@ const chromiumProvider = () =>
   playwright({ launchOptions: { executablePath: chromiumPath, args: ["--headless", ...chromiumArgs] } });
 
 /** The stories in Chromium, through Storybook's Vitest plugin (imported only for a run that may include them). */
-const storybookProject = () => ({
+const storybookProject = (): TestProjectInlineConfiguration => ({
   plugins: [
     import("@storybook/addon-vitest/vitest-plugin").then(({ storybookTest }) =>
       storybookTest({ configDir: fileURLToPath(new URL("./.storybook", import.meta.url)) }),

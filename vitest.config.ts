@@ -1,15 +1,50 @@
 import { fileURLToPath } from "node:url";
-import { storybookTest } from "@storybook/addon-vitest/vitest-plugin";
 import react from "@vitejs/plugin-react";
 import { playwright } from "@vitest/browser-playwright";
 import { defaultClientConditions, defaultServerConditions } from "vite";
-import { defineConfig } from "vitest/config";
+import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 import { prebundledDeps } from "./.storybook/prebundled-deps.js";
 import { chromiumArgs, chromiumPath } from "./scripts/chromium.js";
+
+/**
+ * Whether this run may include the Storybook project. Its plugin costs about 4 s at every start (Storybook's
+ * presets and story index) even when no story runs, so a run that names only other projects (`--project nacre`)
+ * or only test files outside stories/ (`vitest run packages/…/x.test.ts`) leaves it out. Any other run (no
+ * filter, a name filter, `--project storybook`) keeps it.
+ */
+function mayRunStories(argv: readonly string[]): boolean {
+  const projects = argv.flatMap((arg, index) =>
+    arg === "--project" ? [argv[index + 1] ?? ""] : arg.startsWith("--project=") ? [arg.slice(10)] : [],
+  );
+  if (projects.length > 0) return projects.some((name) => /storybook|[*?]/.test(name));
+  const paths = argv.filter(
+    (arg) => /\.(test|test-d|stories)\.[cm]?[jt]sx?$/.test(arg) || /^(packages|e2e|scripts)\//.test(arg),
+  );
+  return paths.length === 0 || paths.some((path) => /(^|\/)(stories|\.storybook)(\/|$)|\.stories\./.test(path));
+}
 
 /** Playwright on Debian's Chromium; a new one (and a new `args` array, which Playwright may push to) per project. */
 const chromiumProvider = () =>
   playwright({ launchOptions: { executablePath: chromiumPath, args: ["--headless", ...chromiumArgs] } });
+
+/** The stories in Chromium, through Storybook's Vitest plugin (imported only for a run that may include them). */
+const storybookProject = (): TestProjectInlineConfiguration => ({
+  plugins: [
+    import("@storybook/addon-vitest/vitest-plugin").then(({ storybookTest }) =>
+      storybookTest({ configDir: fileURLToPath(new URL("./.storybook", import.meta.url)) }),
+    ),
+  ],
+  resolve: { conditions: ["source", ...defaultClientConditions] },
+  test: {
+    name: "storybook",
+    browser: {
+      enabled: true,
+      headless: true,
+      instances: [{ browser: "chromium" }],
+      provider: chromiumProvider(),
+    },
+  },
+});
 
 export default defineConfig({
   plugins: [react()],
@@ -102,19 +137,7 @@ export default defineConfig({
           },
         },
       },
-      {
-        plugins: [storybookTest({ configDir: fileURLToPath(new URL("./.storybook", import.meta.url)) })],
-        resolve: { conditions: ["source", ...defaultClientConditions] },
-        test: {
-          name: "storybook",
-          browser: {
-            enabled: true,
-            headless: true,
-            instances: [{ browser: "chromium" }],
-            provider: chromiumProvider(),
-          },
-        },
-      },
+      ...(mayRunStories(process.argv) ? [storybookProject()] : []),
       {
         extends: true,
         test: {

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -5,8 +6,10 @@ import { join } from "node:path";
 import { createProvider } from "@conch/engine-client";
 import { createRemoteEngine } from "@conch/engine-client/remote";
 import { type FakeProvider, startFakeProvider } from "@conch/fake-provider";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createExampleServer } from "../examples/node-server.js";
+import { freePort, launchChromium, recordedDemoTurns, repoRoot, screenshotDir } from "./helpers.js";
 
 const apiKey = "sk-example-0123456789-secret";
 
@@ -60,5 +63,86 @@ describe("examples/: the handler mounted in a Node server and as a Next.js route
     const refused = await route.POST(new Request("http://localhost/api/engine/chats/x/turns", { method: "POST" }));
     expect(refused.status).toBe(401);
     expect(route.DELETE).toBe(route.GET);
+  });
+});
+
+/**
+ * Each chat example by the command its README gives for a clone: `pnpm example:…` builds its page from the
+ * workspace's sources and serves it against the fake provider. A person's real turns are sent until a fold.
+ */
+const exampleCommands = [
+  {
+    script: "example:ai-sdk",
+    userRows: '.message[data-message-role="user"]',
+    // useChat's form shows Send again once the turn is over (Stop while it streams).
+    ready: (page: Page) => page.getByRole("button", { name: "Send", exact: true }).waitFor({ timeout: 60_000 }),
+  },
+  {
+    script: "example:assistant-ui",
+    userRows: '.message[data-role="user"]',
+    ready: (page: Page) =>
+      expect.poll(() => page.locator(".thread-header").getAttribute("data-status"), { timeout: 60_000 }).toBe("ready"),
+  },
+] as const;
+
+describe.each(exampleCommands)("pnpm $script, as the example's README says, in Chromium", (example) => {
+  it("should serve a page that chats until a fold, its divider opening to the summary", {
+    timeout: 300_000,
+  }, async () => {
+    const port = await freePort();
+    const dataDir = await mkdtemp(join(tmpdir(), "example-command-"));
+    // pnpm, then node: a process group of their own, ended together.
+    const child = spawn("pnpm", ["run", example.script], {
+      cwd: repoRoot,
+      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, OPENAI_BASE_URL: "", OPENAI_API_KEY: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    let output = "";
+    child.stdout?.on("data", (chunk) => {
+      output += String(chunk);
+    });
+    child.stderr?.on("data", (chunk) => {
+      output += String(chunk);
+    });
+    const browser = await launchChromium();
+    try {
+      await expect
+        .poll(
+          () => {
+            if (child.exitCode !== null) throw new Error(`pnpm ${example.script} exited:\n${output}`);
+            return output.includes(`listening on http://127.0.0.1:${port}`);
+          },
+          { timeout: 180_000, interval: 250 },
+        )
+        .toBe(true);
+      const page = await browser.newPage({ viewport: { width: 1100, height: 860 } });
+      const pageErrors: string[] = [];
+      page.on("pageerror", (error) => pageErrors.push(String(error)));
+      await page.goto(`http://127.0.0.1:${port}/`);
+      const divider = page.locator("[data-nacre-summary-divider-trigger]");
+      let sent = 0;
+      for (const turn of recordedDemoTurns()) {
+        await example.ready(page);
+        const before = await page.locator(example.userRows).count();
+        await page.getByRole("textbox", { name: "Message" }).fill(turn.person);
+        await page.getByRole("button", { name: "Send", exact: true }).click();
+        await expect.poll(() => page.locator(example.userRows).count(), { timeout: 60_000 }).toBe(before + 1);
+        await example.ready(page);
+        sent += 1;
+        if ((await divider.count()) > 0 || sent === 8) break;
+      }
+      await expect.poll(() => divider.count(), { timeout: 60_000 }).toBe(1);
+      await divider.click();
+      await expect
+        .poll(() => page.locator("[data-nacre-summary-divider-content]").textContent(), { timeout: 60_000 })
+        .toMatch(/\w{3}/);
+      await page.screenshot({ path: join(screenshotDir, `${example.script.replace(":", "-")}-fold.png`) });
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await browser.close();
+      if (child.pid && child.exitCode === null) process.kill(-child.pid, "SIGTERM");
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -67,20 +67,31 @@ export function createChatServer(options: ChatServerOptions): Server {
   );
 }
 
-// OPENAI_BASE_URL=… OPENAI_API_KEY=… MODEL=… npm start (after npm run build)
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const apiKey = process.env.OPENAI_API_KEY;
-  const server = createChatServer({
+/** The provider, model and key named by OPENAI_BASE_URL, OPENAI_API_KEY, MODEL and SUMMARY_MODEL. */
+export function providerFromEnv(env: Readonly<Record<string, string | undefined>>): {
+  readonly provider: ProviderAdapter;
+  readonly model: string;
+  readonly apiKey?: string;
+} {
+  const apiKey = env.OPENAI_API_KEY;
+  return {
     provider: createProvider("openai", {
-      ...(process.env.OPENAI_BASE_URL ? { baseURL: process.env.OPENAI_BASE_URL } : {}),
+      ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
       ...(apiKey ? { apiKey } : {}),
       local: false,
-      ...(process.env.SUMMARY_MODEL ? { cheapestModel: process.env.SUMMARY_MODEL } : {}),
+      ...(env.SUMMARY_MODEL ? { cheapestModel: env.SUMMARY_MODEL } : {}),
     }),
-    model: process.env.MODEL ?? "gpt-5",
+    model: env.MODEL ?? "gpt-5",
+    ...(apiKey ? { apiKey } : {}),
+  };
+}
+
+// OPENAI_BASE_URL=… OPENAI_API_KEY=… MODEL=… npm start (after npm run build)
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const server = createChatServer({
+    ...providerFromEnv(process.env),
     dataDir: process.env.DATA_DIR ?? ".chats",
     pageDir: join(import.meta.dirname, "dist"),
-    ...(apiKey ? { apiKey } : {}),
   });
   const port = Number(process.env.PORT ?? 3000);
   server.listen(port, "127.0.0.1", () => console.log(`listening on http://127.0.0.1:${port}`));

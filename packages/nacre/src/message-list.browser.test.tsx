@@ -62,6 +62,26 @@ async function loaded(list: HTMLElement, rows: number) {
   await expect.poll(() => messagesInPage(list).length, { timeout: 30_000 }).toBe(rows);
   await expect.poll(() => list.querySelector("[data-rendering]"), { timeout: 30_000 }).toBeNull();
 }
+/**
+ * Waits until the rows in view stop moving: the same first row, at the same place, with as many rows still plain
+ * text, over two frames in a row (rows near the reader render in full first, a few frames after a scroll).
+ */
+async function layoutSettled(list: HTMLElement) {
+  let last = "";
+  await expect
+    .poll(
+      async () => {
+        await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+        const seq = firstRowInView(list);
+        const now = `${seq} ${rowTop(list, seq)} ${list.querySelectorAll("[data-placeholder]").length}`;
+        const same = now === last;
+        last = now;
+        return same;
+      },
+      { timeout: 30_000 },
+    )
+    .toBe(true);
+}
 /** Scrolls the way a reader does (the wheel ends any held place), then lets the scroll event run. */
 async function readerScrollsTo(list: HTMLElement, top: number) {
   list.dispatchEvent(new WheelEvent("wheel", { deltaY: -100 }));
@@ -114,7 +134,7 @@ describe("MessageList in Chromium", { timeout: 90_000 }, () => {
       await expect
         .poll(() => list.querySelector('[data-seq="10"]')?.hasAttribute("data-placeholder"), { timeout: 30_000 })
         .toBe(false);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await layoutSettled(list);
       const top = rowTop(list, 10);
       expect(top).toBeGreaterThan(-60);
       expect(top).toBeLessThan(list.clientHeight);
@@ -161,7 +181,7 @@ describe("MessageList in Chromium", { timeout: 90_000 }, () => {
       await readerScrollsTo(list, 100);
       await expect.poll(() => list.hasAttribute("data-pinned"), { timeout: 30_000 }).toBe(false);
       // The rows around the reader's place render in full first; the place stays what it was.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await layoutSettled(list);
       const seqAtTop = firstRowInView(list);
       expect(seqAtTop).toBeGreaterThanOrEqual(0);
       const topBefore = rowTop(list, seqAtTop);

@@ -685,6 +685,14 @@ describe("createApiEngine", () => {
     // Busy, like a seq that does not follow, surfaces through the turn, never thrown at once.
     await expect(engine.sendTurn({ chatId: "q", seq: 2, text: "2" }).done).rejects.toThrow(/still answering/);
     await first.done;
+    // Neither refused turn runs later: a next turn's end (after anything the chat's queue held) finds neither.
+    script.queue.push({ text: "Next answer." });
+    expect((await engine.sendTurn({ chatId: "q", seq: 2, text: "3" }).done).status).toBe("done");
+    const chat = await engine.loadChat("q");
+    expect(chat.messages.filter((message) => message.role === "user").map((message) => message.parts)).toEqual([
+      [{ type: "text", text: "1" }],
+      [{ type: "text", text: "3" }],
+    ]);
   });
 
   it("given a model list that fails, should answer with the default window and not ask again at once", async () => {

@@ -185,8 +185,12 @@ describe("the engine handler over real HTTP, endpoint by endpoint", () => {
     const retry = await call(server, "/chats/stale/turns", postJson({ seq: 0, text: "Hi", retry: true }));
     expect(retry.status).toBe(409);
     await text(retry);
-    expect((await chat(server, "stale")).snapshot.messages).toHaveLength(2);
-    expect(server.fake.chatRequests().length).toBe(requests);
+    // Nothing refused runs later: once a next turn has ended, the chat holds it alone and the provider saw it only.
+    server.script.queue.push({ text: "Two." });
+    const next = await readTurn(await call(server, "/chats/stale/turns", postJson({ seq: 2, text: "Next" })));
+    expect(next.at(-1)?.event).toMatchObject({ type: "turn-end", status: "done" });
+    expect((await chat(server, "stale")).snapshot.messages).toHaveLength(4);
+    expect(server.fake.chatRequests().length).toBe(requests + 1);
   });
 
   it("should refuse a second turn on a chat while one runs with 409 busy, never queue it", async () => {
@@ -201,7 +205,15 @@ describe("the engine handler over real HTTP, endpoint by endpoint", () => {
     expect((await problemOf(busy)).type).toBe("urn:conch:problem:busy");
     const received = await readTurn(first);
     expect(received.at(-1)?.event).toMatchObject({ type: "turn-end", status: "done" });
-    expect((await chat(server, "busy")).snapshot.messages).toHaveLength(2);
+    // Not queued: a next turn, once ended, follows the first alone ("Again" would have run before it).
+    server.script.queue.push({ text: "Two." });
+    const next = await readTurn(await call(server, "/chats/busy/turns", postJson({ seq: 2, text: "Next" })));
+    expect(next.at(-1)?.event).toMatchObject({ type: "turn-end", status: "done" });
+    const messages = (await chat(server, "busy")).snapshot.messages;
+    expect(messages.filter((message) => message.role === "user").map((message) => message.parts)).toEqual([
+      [{ type: "text", text: "Long one" }],
+      [{ type: "text", text: "Next" }],
+    ]);
   });
 
   it("given two people with the same chat id, should keep each one's chat to them", async () => {
@@ -218,13 +230,17 @@ describe("the engine handler over real HTTP, endpoint by endpoint", () => {
     const bobsNow = await chat(server, "shared-id", "bob");
     expect(JSON.stringify(bobsNow)).not.toContain("Alice's secret plan");
     expect(JSON.stringify(alices)).not.toContain("Bob's words");
-    // Bob's view of Alice's events: none.
+    // Bob's view of the chat's events: his own last turn, read to its end, and nothing of Alice's in it.
     const controller = new AbortController();
     const events = await call(server, "/chats/shared-id/events?after=0", { user: "bob", signal: controller.signal });
-    const reader = readEventStream(events.body as ReadableStream<Uint8Array>);
-    const next = await Promise.race([reader.next(), new Promise((resolve) => setTimeout(() => resolve("quiet"), 300))]);
+    const seen: string[] = [];
+    for await (const message of readEventStream(events.body as ReadableStream<Uint8Array>)) {
+      seen.push(message.data);
+      if ((JSON.parse(message.data) as { type?: string }).type === "turn-end") break;
+    }
     controller.abort();
-    expect(JSON.stringify(next)).not.toContain("Alice");
+    expect(seen.join("\n")).toContain("Bob's answer.");
+    expect(seen.join("\n")).not.toContain("Alice");
     const list = JSON.parse(await text(await call(server, "/chats?limit=100", { user: "bob" }))) as WireChatList;
     expect(list.chats.map((listed) => listed.id)).toEqual(["shared-id"]);
   });

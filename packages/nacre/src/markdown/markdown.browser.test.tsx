@@ -18,9 +18,23 @@ function fetched(url: string): boolean {
   return performance.getEntriesByType("resource").some((entry) => entry.name === url);
 }
 
+/**
+ * Waits until a control image, lazy like Markdown's and put in the page after the text, has loaded and been timed:
+ * an image the text made was in the same lazy-loading pass, asked of the same server, so it would be timed by then.
+ */
 async function settle() {
-  // Images start loading on insertion; give the network stack a moment before looking.
-  await new Promise((resolve) => setTimeout(resolve, 800));
+  const url = beacon("control");
+  const control = document.createElement("img");
+  control.loading = "lazy";
+  control.alt = "";
+  await new Promise((resolve) => {
+    control.onload = resolve;
+    control.onerror = resolve;
+    control.src = url;
+    document.body.append(control);
+  });
+  control.remove();
+  await expect.poll(() => fetched(url), { timeout: 30_000 }).toBe(true);
 }
 
 /** Every link, span and button clicked: no script ran, no active element exists, no beacon was fetched, links are safe. */
@@ -80,8 +94,8 @@ describe("Markdown in Chromium, given hostile model text", () => {
     const allowed = beacon("allowed");
     const refused = beacon("refused");
     render(<Markdown text={`![a](${allowed}) ![b](${refused})`} loadImage={(url) => url === allowed} />);
+    await expect.poll(() => fetched(allowed), { timeout: 30_000 }).toBe(true);
     await settle();
-    expect(fetched(allowed)).toBe(true);
     expect(fetched(refused)).toBe(false);
   });
 

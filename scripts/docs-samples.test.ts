@@ -40,6 +40,11 @@ declare function sessionOf(request: Request): { userId: string };`,
   "README.md › Run the engine on a server": `
 declare function engineOf(userId: string, model: string | undefined): import("@conch/engine-client").Engine;
 declare function sessionOf(request: Request): { userId: string } | null;`,
+  "docs/api.md › Errors": `
+declare const provider: import("@conch/engine-client").ProviderAdapter;
+declare const model: string;
+declare const store: import("@conch/engine-client").ChatStore;
+declare const tracker: { capture(error: unknown, details: { tags: Record<string, unknown> }): void };`,
   "docs/api.md › The API engine": `
 declare const apiEngine: import("@conch/engine-client").ApiEngine;
 declare const chatId: string;

@@ -10,6 +10,7 @@ export {
   createTurnStream,
   endTurn,
   type FanOut,
+  type FollowedTurnBody,
   failTurn,
   type ListenerErrorHandler,
   type OpenedTurn,

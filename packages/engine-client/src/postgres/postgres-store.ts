@@ -1,7 +1,7 @@
 import { utf8Length } from "../context/estimate.js";
 import { assertSafeChatId, TurnSequenceError } from "../errors.js";
+import { createChatQueue } from "../kit/chat-queue.js";
 import type { ChatMessage } from "../messages.js";
-import { createChatQueue } from "../transcript/chat-queue.js";
 import type { ChatStore } from "../transcript/chat-store.js";
 import { ChatStoreReadError, TranscriptCorruptError, unreadableLogLine } from "../transcript/errors.js";
 import {

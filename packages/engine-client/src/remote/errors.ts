@@ -1,5 +1,5 @@
 import { EngineClientError, hasMarker, markerFor } from "../errors.js";
-import type { WireProblem } from "./wire.js";
+import type { WireProblem } from "../protocol/wire.js";
 
 const remoteSymbol = markerFor("RemoteEngineError");
 

@@ -1,6 +1,6 @@
 import { ChatBusyError, TurnSequenceError } from "../errors.js";
+import type { WireProblem } from "../protocol/wire.js";
 import { RemoteEngineError } from "./errors.js";
-import type { WireProblem } from "./wire.js";
 
 /** How the remote engine reaches its server. */
 export interface RemoteHttp {

@@ -1,8 +1,8 @@
 import { constants, copyFile, type FileHandle, open, readFile, rename, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { assertSafeChatId, EngineClientError } from "../errors.js";
+import { createChatQueue } from "../kit/chat-queue.js";
 import type { ChatMessage } from "../messages.js";
-import { createChatQueue } from "./chat-queue.js";
 import type { ChatStore } from "./chat-store.js";
 import {
   asidePath,

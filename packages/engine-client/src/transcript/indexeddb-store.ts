@@ -1,7 +1,7 @@
 import { utf8Length } from "../context/estimate.js";
 import { assertSafeChatId, EngineClientError } from "../errors.js";
+import { createChatQueue } from "../kit/chat-queue.js";
 import type { ChatMessage } from "../messages.js";
-import { createChatQueue } from "./chat-queue.js";
 import type { ChatStore } from "./chat-store.js";
 import { ChatStoreReadError, ChatStoreWriteError, TranscriptCorruptError, unreadableLogLine } from "./errors.js";
 import {

@@ -125,9 +125,13 @@ export interface Engine {
   /** The chat as it is now. An unknown chat id is an empty chat. */
   loadChat(chatId: string, options?: { readonly abortSignal?: AbortSignal }): Promise<ChatSnapshot>;
   /**
-   * Adds the person's message at `input.seq` and answers it. A second turn while one runs throws
-   * `ChatBusyError` at once. A `seq` that does not follow the chat's log is a `TurnSequenceError`: thrown at
-   * once by an engine that holds the log in memory, otherwise by the stream and `done`.
+   * Adds the person's message at `input.seq` and answers it; returns the turn's stream at once and never throws.
+   * A turn refused before it starts rejects `done` (and the stream's reader, after no event) with the reason,
+   * on every engine alike: `ChatBusyError` while a turn of the chat runs, `TurnSequenceError` for a `seq` that
+   * does not follow the chat's log (or a retry of anything but its last message, the person's),
+   * `InvalidChatIdError` for an unsafe chat id. Nothing is written and no event goes out: a refusal is not a
+   * turn, so it has no `turn-problem`. A problem with the answer (the provider offline, a chat too long even
+   * healed) ends a started turn with `turn-problem` and `turn-end` (status `problem`), and `done` resolves.
    */
   sendTurn(input: TurnInput): TurnStream;
   /** Every event of every chat, for as long as the listener is subscribed. */

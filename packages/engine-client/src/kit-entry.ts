@@ -11,6 +11,7 @@ export {
   createTurnStream,
   endTurn,
   type FanOut,
+  type FollowedTurnBody,
   failTurn,
   type OpenedTurn,
   openTurn,

@@ -1,7 +1,7 @@
 import type { ChatTransport } from "ai";
-import { type Channel, createChannel } from "../channel.js";
 import type { Engine, TurnInput, TurnStream } from "../engine.js";
 import type { EngineEvent } from "../events.js";
+import { type Channel, createChannel } from "../kit/channel.js";
 import { startCompact } from "./compact.js";
 import { type NacreUIMessageChunk, type TurnChunkMapperOptions, turnToUIMessageStream } from "./map-turn.js";
 import { checkRetry, type NacreTurnPlan, nacreTurnRequest, planNacreTurn } from "./plan-turn.js";

@@ -1,4 +1,4 @@
-import { abortReason } from "../channel.js";
+import { abortReason } from "../abort.js";
 import type { ChatSnapshot, CompactOptions, CompactResult, ContextCapability, ContextUsage } from "../engine.js";
 import { assertSafeChatId, isAbortError } from "../errors.js";
 import type { EngineEvent, EngineEventOf, SummaryState } from "../events.js";

@@ -1,4 +1,4 @@
-import { abortReason, delay } from "../channel.js";
+import { abortReason, delay } from "../abort.js";
 import { computeBudget } from "../context/budget.js";
 import { resolveWindow } from "../context/window.js";
 import type { ChatSnapshot, CompactOptions, CompactResult, ContextUsage, TurnInput } from "../engine.js";

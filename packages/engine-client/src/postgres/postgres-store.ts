@@ -6,8 +6,8 @@ import {
   TurnSequenceError,
   unreadableLogLine,
 } from "../errors.js";
+import { createChatQueue } from "../kit/chat-queue.js";
 import type { ChatMessage } from "../messages.js";
-import { createChatQueue } from "../transcript/chat-queue.js";
 import type { ChatStore } from "../transcript/chat-store.js";
 import {
   checkLogMessages,

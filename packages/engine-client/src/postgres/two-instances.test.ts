@@ -1,8 +1,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EngineEvent } from "../events.js";
-import { readEventStream } from "../remote/sse-reader.js";
-import type { WireProblem } from "../remote/wire.js";
+import { readEventStream } from "../protocol/event-stream.js";
+import type { WireProblem } from "../protocol/wire.js";
 import { bearer, type EngineServer, startEngineServer } from "../server/testing/engine-server.js";
 import { createPostgresChatStore } from "./postgres-store.js";
 import { createPostgresRunningTurns, type PostgresRunningTurns } from "./running-turns.js";

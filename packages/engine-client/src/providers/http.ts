@@ -1,6 +1,6 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { z } from "zod";
-import { abortReason } from "../channel.js";
+import { abortReason } from "../abort.js";
 import { isAbortError, ProviderCallError } from "../errors.js";
 import {
   malformedProblem,

@@ -1,5 +1,5 @@
 import { ChatBusyError, RemoteEngineError, TurnSequenceError } from "../errors.js";
-import type { WireProblem } from "./wire.js";
+import type { WireProblem } from "../protocol/wire.js";
 
 /** How the remote engine reaches its server. */
 export interface RemoteHttp {

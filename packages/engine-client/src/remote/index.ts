@@ -1,5 +1,3 @@
-export { RemoteEngineError } from "../errors.js";
-export { createRemoteEngine, type RemoteEngine, type RemoteEngineOptions } from "./remote-engine.js";
 export type {
   WireAbortResponse,
   WireCapabilities,
@@ -12,5 +10,7 @@ export type {
   WireProblem,
   WireProblemName,
   WireTurnRequest,
-} from "./wire.js";
-export { protocolVersion } from "./wire.js";
+} from "../protocol/wire.js";
+export { protocolVersion } from "../protocol/wire.js";
+export { RemoteEngineError } from "../errors.js";
+export { createRemoteEngine, type RemoteEngine, type RemoteEngineOptions } from "./remote-engine.js";

@@ -1,9 +1,9 @@
-import { delay } from "../channel.js";
+import { delay } from "../abort.js";
 import { RemoteEngineError } from "../errors.js";
 import type { EngineEvent, EngineEventOf } from "../events.js";
+import { readEventStream } from "../protocol/event-stream.js";
+import type { WireChatPage } from "../protocol/wire.js";
 import { chatPath, problemError, type RemoteHttp } from "./http.js";
-import { readEventStream } from "./sse-reader.js";
-import type { WireChatPage } from "./wire.js";
 
 /** A turn this engine reads from the server: its own, or one it found running when it loaded the chat. */
 export interface LiveTurn {

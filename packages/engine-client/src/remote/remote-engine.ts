@@ -1,4 +1,3 @@
-import { createChannel } from "../channel.js";
 import type {
   ChatSnapshot,
   CompactOptions,
@@ -6,30 +5,24 @@ import type {
   ContextCapability,
   ContextUsage,
   Engine,
-  EngineListener,
-  TurnInput,
-  TurnStream,
 } from "../engine.js";
-import {
-  assertSafeChatId,
-  ChatBusyError,
-  defaultErrorHandler,
-  type ErrorHandler,
-  RemoteEngineError,
-} from "../errors.js";
+import { assertSafeChatId, defaultErrorHandler, type ErrorHandler, RemoteEngineError } from "../errors.js";
 import type { EngineEvent, EngineEventOf } from "../events.js";
+import { createFanOut } from "../kit/fan-out.js";
 import { reduceChat } from "../kit/reduce-chat.js";
+import { createTurnRunner, type Turn } from "../kit/turn-runner.js";
 import type { ModelInfo } from "../messages.js";
+import {
+  protocolVersion,
+  type WireCapabilities,
+  type WireChatList,
+  type WireChatPage,
+  type WireCompactResponse,
+  type WireModels,
+  type WireTurnRequest,
+} from "../protocol/wire.js";
 import { chatPath, createRemoteHttp, type HeadersOption, problemError, type RemoteHttp } from "./http.js";
 import { type LiveTurn, readTurn } from "./live-turn.js";
-import type {
-  WireCapabilities,
-  WireChatList,
-  WireChatPage,
-  WireCompactResponse,
-  WireModels,
-  WireTurnRequest,
-} from "./wire.js";
 
 /** Options of {@link createRemoteEngine}. */
 export interface RemoteEngineOptions {
@@ -73,11 +66,11 @@ const pageSize = 1_000;
 export async function createRemoteEngine(options: RemoteEngineOptions): Promise<RemoteEngine> {
   const http = createRemoteHttp(options.baseURL, options.fetch ?? globalThis.fetch.bind(globalThis), options.headers);
   const capabilities = await http.getJson<WireCapabilities>("/capabilities");
-  if (capabilities.protocol !== 1) {
+  if (capabilities.protocol !== protocolVersion) {
     throw new RemoteEngineError({
       status: 0,
       problem: null,
-      message: `The server speaks protocol ${capabilities.protocol}, this client 1`,
+      message: `The server speaks protocol ${capabilities.protocol}, this client ${protocolVersion}`,
     });
   }
   return remoteEngine(http, capabilities, options.model, options.onError ?? defaultErrorHandler);
@@ -89,44 +82,34 @@ function remoteEngine(
   model: string | undefined,
   onError: ErrorHandler,
 ): RemoteEngine {
-  const listeners = new Set<EngineListener>();
-  /** Turns being read now, by chat: this engine's own and those found running at a load. */
-  const live = new Map<string, LiveTurn>();
+  // On the engine kit like every engine: the kit's fan-out, busy check, per-chat queue and turn stream.
+  const events = createFanOut<EngineEvent>(onError);
+  const runner = createTurnRunner({ emit: events.emit });
+  /** Turns being read from the server now, by chat: where a resume starts, and what a load meanwhile replays. */
+  const reading = new Map<string, LiveTurn>();
   const modelQuery = model !== undefined ? `model=${encodeURIComponent(model)}` : "";
   const withModel = (path: string) => (modelQuery ? `${path}${path.includes("?") ? "&" : "?"}${modelQuery}` : path);
 
-  function emit(event: EngineEvent): void {
-    for (const listener of [...listeners]) {
-      try {
-        listener(event);
-      } catch (error) {
-        // One listener's bug must not stop the others or the turn.
-        onError(error, { during: "listener" });
-      }
-    }
-  }
-
-  /** Reads a turn to its end; the chat counts as busy here meanwhile. */
-  async function track(
+  /** Reads a turn from the server to its end: from `first`, or from the event after `lastId`. */
+  async function read(
     chatId: string,
+    lastId: string | null,
     first: Response | null,
-    liveTurn: LiveTurn,
     send: (event: EngineEvent) => void,
   ): Promise<EngineEventOf<"turn-end">> {
-    live.set(chatId, liveTurn);
+    const liveTurn: LiveTurn = { lastId, events: [] };
+    reading.set(chatId, liveTurn);
     try {
       return await readTurn(http, chatId, liveTurn, first, send);
     } finally {
-      if (live.get(chatId) === liveTurn) live.delete(chatId);
+      // The runner lets one turn of a chat run at a time: this read is the chat's only one.
+      reading.delete(chatId);
     }
   }
 
-  async function runTurn(input: TurnInput, send: (event: EngineEvent) => void): Promise<EngineEventOf<"turn-end">> {
-    const { chatId, abortSignal, ...fields } = input;
-    assertSafeChatId(chatId);
-    if (live.has(chatId)) throw new ChatBusyError(chatId);
-    const liveTurn: LiveTurn = { lastId: null, events: [] };
-    live.set(chatId, liveTurn);
+  /** The turn body: the server runs the turn; a refusal (a stale seq, a busy chat there) rejects it. */
+  async function runTurn(turn: Turn): Promise<EngineEventOf<"turn-end">> {
+    const { chatId, abortSignal, ...fields } = turn.input;
     let started = false;
     const stop = () => {
       if (started) void http.request(chatPath(chatId, "/abort"), { method: "POST" }).catch(() => undefined);
@@ -135,14 +118,13 @@ function remoteEngine(
     try {
       const body: WireTurnRequest = { ...fields, ...(model !== undefined ? { model } : {}) };
       const response = await http.request(chatPath(chatId, "/turns"), { body });
-      if (!response.ok) throw await problemError(response, input);
+      if (!response.ok) throw await problemError(response, turn.input);
       started = true;
       // Aborted while the request was on its way: the server has the turn now, so it can be stopped.
       if (abortSignal?.aborted) stop();
-      return await track(chatId, response, liveTurn, send);
+      return await read(chatId, null, response, turn.send);
     } finally {
       abortSignal?.removeEventListener("abort", stop);
-      if (live.get(chatId) === liveTurn) live.delete(chatId);
     }
   }
 
@@ -163,20 +145,26 @@ function remoteEngine(
   const context: ContextCapability = {
     async compact(chatId: string, options?: CompactOptions): Promise<CompactResult> {
       assertSafeChatId(chatId);
-      const stop = () => void http.request(chatPath(chatId, "/abort"), { method: "POST" }).catch(() => undefined);
-      options?.abortSignal?.addEventListener("abort", stop, { once: true });
-      try {
-        const answer = await http.getJson<WireCompactResponse>(chatPath(chatId, "/compact"), {
-          body: {
-            ...(options?.keep !== undefined ? { keep: options.keep } : {}),
-            ...(model !== undefined ? { model } : {}),
-          },
-        });
-        for (const event of answer.events) emit(event);
-        return answer.result;
-      } finally {
-        options?.abortSignal?.removeEventListener("abort", stop);
-      }
+      const signal = options?.abortSignal;
+      // In the chat's queue, as on every engine: a fold asked for during this engine's turn goes after it.
+      return runner.queued(chatId, async () => {
+        // Stopped while it waited: it never reached the server (an abort there would stop whatever runs).
+        if (signal?.aborted) return { status: "aborted" };
+        const stop = () => void http.request(chatPath(chatId, "/abort"), { method: "POST" }).catch(() => undefined);
+        signal?.addEventListener("abort", stop, { once: true });
+        try {
+          const answer = await http.getJson<WireCompactResponse>(chatPath(chatId, "/compact"), {
+            body: {
+              ...(options?.keep !== undefined ? { keep: options.keep } : {}),
+              ...(model !== undefined ? { model } : {}),
+            },
+          });
+          for (const event of answer.events) events.emit(event);
+          return answer.result;
+        } finally {
+          signal?.removeEventListener("abort", stop);
+        }
+      });
     },
     usage(chatId: string): Promise<ContextUsage> {
       assertSafeChatId(chatId);
@@ -191,57 +179,27 @@ function remoteEngine(
     capabilities: capabilities.context ? { context } : {},
     model,
 
-    isAnswering: (chatId) => live.has(chatId),
+    isAnswering: (chatId) => runner.isBusy(chatId),
 
     async loadChat(chatId, options): Promise<ChatSnapshot> {
       assertSafeChatId(chatId);
       const page = await loadPages(chatId, options?.abortSignal);
-      const cursor = page.cursor === null ? -1 : Number(page.cursor);
-      const reading = live.get(chatId);
-      if (reading) {
+      if (runner.isBusy(chatId)) {
         // Events already read since the snapshot's cursor are not in it: fold them in, as listeners saw them.
-        return reading.events
+        const cursor = page.cursor === null ? -1 : Number(page.cursor);
+        return (reading.get(chatId)?.events ?? [])
           .filter((numbered) => numbered.id > cursor)
           .reduce((chat, numbered) => reduceChat(chat, numbered.event), page.snapshot);
       }
       if (page.running) {
         // A turn runs (a reload mid-answer): read the rest of it, from the cursor, for the listeners.
-        const liveTurn: LiveTurn = { lastId: page.cursor, events: [] };
-        void track(chatId, null, liveTurn, emit).catch(() => undefined);
+        runner.follow(chatId, (send) => read(chatId, page.cursor, null, send))?.catch(() => undefined);
       }
       return page.snapshot;
     },
 
-    sendTurn(input): TurnStream {
-      const channel = createChannel<EngineEvent>();
-      const done = runTurn(input, (event) => {
-        channel.push(event);
-        emit(event);
-      }).finally(() => channel.close());
-      done.catch(() => undefined);
-      return {
-        done,
-        [Symbol.asyncIterator]: () => {
-          const iterator = channel[Symbol.asyncIterator]();
-          return {
-            async next() {
-              const result = await iterator.next();
-              // A turn the server refused (a stale seq, a busy chat) rejects the reader too.
-              if (result.done) await done;
-              return result;
-            },
-            return: () => iterator.return?.() ?? Promise.resolve({ value: undefined, done: true }),
-          };
-        },
-      };
-    },
-
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-      };
-    },
+    sendTurn: (input) => runner.start(input, runTurn),
+    subscribe: events.subscribe,
 
     async listModels() {
       return (await http.getJson<WireModels>("/models")).models;

@@ -1,4 +1,4 @@
-import type { WireChatListing } from "../remote/wire.js";
+import type { WireChatListing } from "../protocol/wire.js";
 
 /**
  * One person's chats as a list, beside their engine's store (which keeps each chat but cannot list or remove

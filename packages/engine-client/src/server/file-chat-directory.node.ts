@@ -1,6 +1,6 @@
 import { open, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { WireChatListing } from "../remote/wire.js";
+import type { WireChatListing } from "../protocol/wire.js";
 import type { FileChatStore } from "../transcript/file-store.node.js";
 import type { ChatDirectory } from "./chat-directory.js";
 

@@ -1,8 +1,8 @@
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EngineEvent } from "../events.js";
-import { readEventStream } from "../remote/sse-reader.js";
-import type { WireCapabilities, WireChatList, WireChatPage, WireModels, WireProblem } from "../remote/wire.js";
+import { readEventStream } from "../protocol/event-stream.js";
+import type { WireCapabilities, WireChatList, WireChatPage, WireModels, WireProblem } from "../protocol/wire.js";
 import { bearer, type EngineServer, startEngineServer, testApiKey } from "./testing/engine-server.js";
 
 /** Every body and header the server sent in these tests, to look for the provider's key. */

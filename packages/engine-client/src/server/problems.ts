@@ -1,6 +1,6 @@
 import { ChatBusyError, ProblemResponse, TurnSequenceError } from "../errors.js";
-import type { WireProblem, WireProblemName } from "../remote/wire.js";
-import { problemTypePrefix } from "../remote/wire.js";
+import type { WireProblem, WireProblemName } from "../protocol/wire.js";
+import { problemTypePrefix } from "../protocol/wire.js";
 
 const titles: Readonly<Record<WireProblemName, string>> = {
   "bad-request": "The request is not one this server understands",

@@ -9,8 +9,8 @@ import type {
   WireChatPage,
   WireCompactResponse,
   WireModels,
-} from "../remote/wire.js";
-import { protocolVersion } from "../remote/wire.js";
+} from "../protocol/wire.js";
+import { protocolVersion } from "../protocol/wire.js";
 import { readJsonBody } from "./body.js";
 import { type Context, engineOf, json, keyOf, type Route } from "./context.js";
 import { fail } from "./problems.js";

@@ -1,8 +1,9 @@
 // The per-chat lease and the running turn's events, behind one interface: the handler runs here in one process;
 // a deployment of several instances gives them a shared one (Postgres), and nothing else changes.
-import { type Channel, createChannel } from "../channel.js";
 import { ChatLeaseEndedError } from "../errors.js";
 import type { EngineEvent } from "../events.js";
+import { type Channel, createChannel } from "../kit/channel.js";
+import type { NumberedEvent } from "../protocol/event-stream.js";
 
 /** A chat of one person. The same `chatId` of two people names two chats. */
 export interface ChatKey {
@@ -10,11 +11,7 @@ export interface ChatKey {
   readonly chatId: string;
 }
 
-/** An engine event with its id: ids increase within a chat and are opaque to clients. */
-export interface NumberedEvent {
-  readonly id: string;
-  readonly event: EngineEvent;
-}
+export type { NumberedEvent };
 
 /** What a lease is for: a turn (its events become the chat's running turn), a fold on request, a deletion. */
 export type LeasePurpose = "turn" | "compact" | "delete";

@@ -1,6 +1,6 @@
 // The bodies the protocol accepts (docs/protocol.md), checked with zod before anything reaches an engine.
 import { z } from "zod";
-import type { WireCompactRequest, WireTurnRequest } from "../remote/wire.js";
+import type { WireCompactRequest, WireTurnRequest } from "../protocol/wire.js";
 
 const modelSchema = z.string().min(1).max(200);
 

@@ -1,4 +1,4 @@
-import type { NumberedEvent } from "./running-turns.js";
+import { encodeEvent, type NumberedEvent } from "../protocol/event-stream.js";
 
 /** Options of {@link eventStreamResponse}. */
 export interface EventStreamOptions {
@@ -14,11 +14,6 @@ export interface EventStreamOptions {
 }
 
 const encoder = new TextEncoder();
-
-/** One SSE event per engine event: `id:` its id, `data:` the event as one line of JSON. */
-export function encodeEvent(numbered: NumberedEvent, redact: (text: string) => string): string {
-  return `id: ${numbered.id}\ndata: ${redact(JSON.stringify(numbered.event))}\n\n`;
-}
 
 /** A `text/event-stream` response over `events`. */
 export function eventStreamResponse(events: AsyncIterable<NumberedEvent>, options: EventStreamOptions): Response {

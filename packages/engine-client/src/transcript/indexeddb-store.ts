@@ -7,8 +7,8 @@ import {
   TranscriptCorruptError,
   unreadableLogLine,
 } from "../errors.js";
+import { createChatQueue } from "../kit/chat-queue.js";
 import type { ChatMessage } from "../messages.js";
-import { createChatQueue } from "./chat-queue.js";
 import type { ChatStore } from "./chat-store.js";
 import {
   checkLogMessages,

@@ -1,7 +1,7 @@
 import { utf8Length } from "../context/estimate.js";
 import { assertSafeChatId, TranscriptCorruptError } from "../errors.js";
+import { createChatQueue } from "../kit/chat-queue.js";
 import type { ChatMessage } from "../messages.js";
-import { createChatQueue } from "./chat-queue.js";
 import type { ChatStore } from "./chat-store.js";
 import { checkLogMessages, checkLogSequence, encodeTranscript, type TranscriptFile } from "./transcript-file.js";
 

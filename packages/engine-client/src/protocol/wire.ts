@@ -1,5 +1,6 @@
-// The shapes of the wire protocol (docs/protocol.md), shared by the handler and the remote engine. Types and
-// constants only, so that the remote engine's bundle carries no schema library.
+// The shapes of the wire protocol (docs/protocol.md), shared by the handler (server/) and the remote engine
+// (remote/). Types and constants only: the handler's schemas (zod) stay in server/schemas.ts, so that the remote
+// engine's bundle carries no schema library.
 import type { ChatSnapshot, CompactResult, TurnInput } from "../engine.js";
 import type { EngineEvent } from "../events.js";
 import type { ModelInfo } from "../messages.js";

@@ -1,5 +1,6 @@
 import { refusalText } from "./refusal-text.js";
 import {
+  contextWord,
   countPattern,
   excessWord,
   limitWord,
@@ -13,6 +14,7 @@ import {
   requestReaders,
   roleWords,
   sizeSubject,
+  throttleAnywhere,
   tokenUnit,
   toCount,
 } from "./too-long-wordings.js";
@@ -44,7 +46,9 @@ const providerCodes: readonly { readonly provider: string; readonly pattern: Reg
  * words (`context_length_exceeded`, `ContextWindowExceededError`), so that the lexicon reads words.
  */
 function wordsOf(text: string): string {
+  // A link's words (`error-code#token-limit`) are an address, not a statement.
   return text
+    .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, " ")
     .replace(outputCapParameter, ` ${outputCapMarker} `)
     .replace(/([a-z])([A-Z])/g, "$1 $2")
     .replace(/(?<=[A-Za-z])_+(?=[A-Za-z])/g, " ");
@@ -92,8 +96,8 @@ function roleOf(sentence: string, start: number, end: number, previousEnd: numbe
   const after = sentence.slice(end, end + 24);
   // `A tokens > B`, `A + B > C`, `A >= n_ctx`: the left side is what was sent.
   if (/^\s*(?:tokens?\s*)?\)?\s*(?:\+|>|≥)/i.test(after)) return "request";
-  // `200000 maximum`, `131072 maximum context length`.
-  if (/^\s*(?:tokens?\s*)?\)?\s*(?:maximum|max)\b/i.test(after)) return "limit";
+  // `200000 maximum`, `131072 maximum context length`, `the 2048 tokens allowed`.
+  if (/^\s*(?:tokens?\s*)?\)?\s*(?:maximum|max|allowed|limit)\b/i.test(after)) return "limit";
   // `[1, 30720]`: the upper end of a range is the bound.
   if (/\[\s*[01]\s*,\s*$/.test(sentence.slice(Math.max(0, start - 8), start))) return "limit";
   const before = sentence.slice(Math.max(previousEnd, start - 48), start);
@@ -195,7 +199,11 @@ export function recogniseTooLong(
   if (negativeOutputRoom.test(textWords)) return refusal(readRequest(text));
   const verdicts = sentencesOf(textWords).map((sentence) => ({ sentence, verdict: judgeSentence(sentence) }));
   if (verdicts.some(({ verdict }) => verdict === "output-cap")) return null;
-  const tooLong = verdicts.filter(({ verdict }) => verdict === "too-long").map(({ sentence }) => sentence);
+  const throttled = throttleAnywhere.test(textWords);
+  const tooLong = verdicts
+    .filter(({ verdict }) => verdict === "too-long")
+    .map(({ sentence }) => sentence)
+    .filter((sentence) => !throttled || contextWord.test(sentence) || readWindow([sentence]) !== undefined);
   const coded = providerCodes.some((row) => row.provider === provider && row.pattern.test(text));
   if (tooLong.length === 0 && !coded) return null;
   // The window may sit in the sentence after the one that says "too long" (`… exceeded. Limit is N.`).

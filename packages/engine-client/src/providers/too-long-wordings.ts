@@ -28,7 +28,7 @@ const notAKey = String.raw`(?!["'\x60]?\s*[:=])`;
  * A count as providers print it: 131072, 131,072, 131 072, 131.072, 131_072, 128k, 1.5M. Never part of a
  * longer number, a version, a negative or a name.
  */
-export const countPattern = String.raw`(?<![\p{L}\p{N}.,\-_])(\d{1,3}(?:[,.\u00a0\u202f _]\d{3})+(?![\d.,]\d)|\d+(?:\.\d+)?\s?[kKmM](?![\p{L}\p{N}])|\d+)(?![\p{N}])`;
+export const countPattern = String.raw`(?<![\p{L}\p{N}.,\-_])(\d{1,3}(?:[,.\u00a0\u202f _]\d{3})+(?![\d.,]\d)|\d+(?:\.\d+)?\s?[kKmM](?![A-Za-z\p{N}])|\d+)(?![\p{N}])`;
 
 export function toCount(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -78,12 +78,29 @@ export const limitWord = words([
  * policy. A sentence with one of these is not about the request's size in tokens.
  */
 export const otherLimitInSentence = words([
-  `${b}(?:rate(?:[ _-]?limit\\w*)?|per (?:sec(?:ond)?|min(?:ute)?|hour|day|month)|tpm|rpm|tpd|rpd|itpm|otpm|time frame|within a given time|quota\\w*|plan|billing|credits?|balance|spend\\w*|bytes?|[kmg]i?b|pixels?|images?|dimensions?|file size|body size|payload|content (?:management )?polic\\w*|content filter\\w*|safety|moderation|concurren\\w*|requests)${e}`,
+  `${b}(?:rate(?:[ _-]?limit\\w*)?|per (?:sec(?:ond)?|min(?:ute)?|hour|day|month)|tpm|rpm|tpd|rpd|itpm|otpm|time frame|within a given time|(?:hourly|daily|weekly|monthly|session) (?:usage )?limit|usage limit|try again later|throttl\\w*|quota\\w*|plan|billing|credits?|balance|spend\\w*|bytes?|[kmg]i?b|pixels?|images?|dimensions?|file size|body size|payload|content (?:management )?polic\\w*|content filter\\w*|safety|moderation|concurren\\w*|requests)${e}`,
   String.raw`\d+\s*/\s*min`,
   "速率|频率|頻率|每分钟|每分鐘|每小时|每天|配额|配額|额度|余额|餘額|计费|账单|并发|图片|圖片|内容安全|敏感",
   "レート|毎分|クォータ|課金|画像|同時",
   "분당|할당량|요금|이미지|동시",
   `${b}(?:por minuto|cuota|facturaci[oó]n|cr[eé]ditos?|par minute|quotas?|facturation|pro minute|kontingent|abrechnung|в минуту|квот\\p{L}*|баланс\\p{L}*|por minuto|cota)${e}`,
+]);
+
+/**
+ * Use over time anywhere in the body: a throttle, a wait, a quota. Beside it, a sentence that only says
+ * "too many tokens" or "reduce the prompt length" is about the throttle (Bedrock's `Too many tokens, please
+ * wait before trying again`, Anthropic's rate-limit advice); it stays "too long" only when it names the
+ * context or window, or a number as the limit.
+ */
+export const throttleAnywhere = words([
+  `${b}(?:rate[ _-]?limit\\w*|ratelimit\\w*|rate limited|per (?:sec(?:ond)?|min(?:ute)?|hour|day)|tpm|rpm|tpd|throttl\\w*|wait\\w*|try(?:ing)? again (?:later|in)|retry (?:after|in)|quotas?|usage limit|too many requests|concurren\\w*)${e}`,
+  "限流|频率|頻率|稍后|配额|配額|レート|しばらく|잠시 후|할당량",
+]);
+
+/** Naming the context or the window itself: what makes a "too long" sentence outweigh a throttle's words. */
+export const contextWord = words([
+  `${b}(?:context|window|n ctx|model (?:max(?:imum)? )?length|max(?:imum)? model length|max model len|contexto|contexte|kontext\\p{L}*|контекст\\p{L}*)${e}`,
+  "上下文|コンテキスト|컨텍스트",
 ]);
 
 /**

@@ -115,7 +115,7 @@ describe("redactSecrets on every format of its rule set", () => {
   });
 
   it("should list the context rules beside the formats", () => {
-    expect(redactedSecretKinds.length).toBe(secretFormats.length + 6);
+    expect(redactedSecretKinds.length).toBe(secretFormats.length + 8);
   });
 });
 

@@ -67,36 +67,143 @@ function looksLikePassword(value: string, assigned: boolean): boolean {
   return true;
 }
 
-const secretKey = String.raw`[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|signing[_-]?key|credentials?|session[_-]?key)[A-Za-z0-9_.-]*`;
-const passwordKey = /pass(?:word|wd|phrase)|pwd|secret/i;
-const secretWord =
-  /password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|signing[_-]?key|credentials?|session[_-]?key/gi;
+// The words that name a secret, in the languages people write to a chat: a key or field named with one of
+// them holds a secret, and so does the value a sentence gives for one.
+const secretWordList = [
+  "password",
+  "passwd",
+  "passphrase",
+  "passcode",
+  "pwd",
+  "pw",
+  "pass",
+  "secret",
+  "token",
+  "api[ _-]?key",
+  "apikey",
+  "access[ _-]?key",
+  "private[ _-]?key",
+  "auth[_-]?key",
+  "signing[_-]?key",
+  "credentials?",
+  "session[_-]?key",
+];
+const secretWordSource = secretWordList.join("|");
+const secretWord = new RegExp(secretWordSource, "gi");
+const passwordKey = /pass(?:word|wd|phrase|code)?|pwd|\bpw\b|secret|contrase|clave|passe|passwort|kennwort|пароль|senha|密码|口令|パスワード|비밀번호|암호/i;
 
-/** Whether the secret word in a key ends a part of it: `auth_token`, `apiKey`, `SECRET`, never `tokenizer`. */
+// A key as it is written in env, YAML, JSON (quoted, escaped inside a string, or with spaces: "API Key"),
+// TOML and INI: a secret word ends one of its parts (`auth_token`, `apiKey`, `SECRET`, never `tokenizer`).
+const bareKey = String.raw`[A-Za-z0-9_.-]*?(?:${secretWordSource})[A-Za-z0-9_.-]*`;
+const spacedKey = String.raw`[A-Za-z][A-Za-z0-9 _.-]{0,30}`;
+const keyPattern = new RegExp(
+  String.raw`(?<![A-Za-z0-9_\\])(\\?["'\x60])(${spacedKey})\1[ \t]*(=>|:=|=|:)[ \t]*|(?<![A-Za-z0-9_.\-/\\"'])(${bareKey})[ \t]*(=>|:=|=|:|<-)[ \t]*`,
+  "gi",
+);
+
+/** Whether the secret word in a key ends a part of it: `auth_token`, `apiKey`, `SECRET`, `API Key`, never `tokenizer`. */
 function isSecretKeyName(key: string): boolean {
   for (const match of key.matchAll(secretWord)) {
-    const next = key[(match.index ?? 0) + match[0].length];
+    const at = match.index ?? 0;
+    const before = key[at - 1];
+    const next = key[at + match[0].length];
     const last = match[0][match[0].length - 1] ?? "";
-    if (next === undefined || /[_.\-0-9]/.test(next) || (/[a-z]/.test(last) && /[A-Z]/.test(next))) return true;
+    // `pw` and `pass` count only as a whole part (`pw`, `db_pass`), never inside a word (`passenger`).
+    if (/^(?:pw|pass)$/i.test(match[0]) && before !== undefined && /[a-z]/i.test(before) && !/[A-Z]/.test(match[0][0] ?? "")) continue;
+    if (next === undefined || /[_.\-0-9 ]/.test(next) || (/[a-z]/.test(last) && /[A-Z]/.test(next))) return true;
   }
   return false;
 }
 
-// `key = value`, `key: value`, `"key": "value"`, `KEY=value` (env files, query strings, JSON, YAML, code).
-const keyValuePattern = new RegExp(
-  String.raw`((?<![A-Za-z0-9_])["']?(${secretKey})["']?[ \t]*(=>|:=|=|:)[ \t]*)(\[redacted secret\]|"[^"\n]*"|'[^'\n]*'|\x60[^\x60\n]*\x60|[^\s"',;&)}\]]+)`,
-  "gi",
-);
+interface ValueSpan {
+  readonly start: number;
+  readonly end: number;
+  readonly value: string;
+  /** Quoted, or written as a setting (`KEY=value`): a lowercase word there is a password, not prose. */
+  readonly assigned: boolean;
+}
 
-function redactKeyValue(match: string, prefix: string, key: string, operator: string, value: string): string {
-  if (!isSecretKeyName(key)) return match;
-  const quote = /^["'`]/.test(value) ? value[0] : "";
+/** The closing quote of a quoted value, honouring backslash escapes; `-1` when the line ends first. */
+function closingQuote(text: string, from: number, quote: string): number {
+  for (let index = from; index < text.length; index += 1) {
+    const char = text[index];
+    if (char === "\n") return -1;
+    if (quote.length === 2 && text.startsWith(quote, index)) return index;
+    if (char === "\\" && quote.length === 1) {
+      index += 1;
+      continue;
+    }
+    if (char === quote) return index;
+  }
+  return -1;
+}
+
+/**
+ * The value after `key:` / `key =`: on the next, deeper line (YAML, `|` and `>` blocks included), quoted (an
+ * escaped quote inside JSON that is itself a string included), or bare. A bare value written as a setting at
+ * the start of a line runs to the next space (`&`, `@`, `/`, `#` and quotes belong to it); inline (a query
+ * string, code) it stops at the next separator.
+ */
+function valueAfter(text: string, from: number, keyStart: number, operator: string, quoted: string): ValueSpan | null {
+  const lineStart = text.lastIndexOf("\n", keyStart - 1) + 1;
+  const indent = /^[ \t]*/.exec(text.slice(lineStart))?.[0].length ?? 0;
+  const rest = text.slice(from);
+  const nextLine = /^(?:[|>][-+]?)?[ \t]*\r?\n([ \t]+)(\S[^\n]*)/.exec(rest);
+  if (nextLine?.[1] !== undefined && nextLine[2] !== undefined && operator === ":" && nextLine[1].length > indent) {
+    const start = from + nextLine[0].length - nextLine[2].length;
+    const unquoted = /^(["'])(.*)\1\s*$/.exec(nextLine[2].trimEnd());
+    const value = unquoted ? (unquoted[2] ?? "") : nextLine[2].trimEnd();
+    const offset = unquoted ? 1 : 0;
+    return { start: start + offset, end: start + offset + value.length, value, assigned: true };
+  }
+  const escapedQuote = quoted.length === 2 || rest.startsWith('\\"') ? (rest.startsWith('\\"') ? '\\"' : "") : "";
+  const quote = escapedQuote || (/^["'\x60]/.test(rest) ? (rest[0] ?? "") : "");
+  if (quote) {
+    const close = closingQuote(text, from + quote.length, quote);
+    if (close < 0) return null;
+    return { start: from + quote.length, end: close, value: text.slice(from + quote.length, close), assigned: true };
+  }
+  const setting = /^[ \t]*(?:export[ \t]+|set[ \t]+|-[ \t]+)?$/.test(text.slice(lineStart, keyStart));
+  const bare = (setting ? /^[^\s]+/ : /^[^\s"'\x60,;&)}\]<>]+/).exec(rest)?.[0];
+  if (!bare) return null;
   // A bare value at the end of a sentence keeps its full stop: `…_ON_BUILD=false.`
-  const trailing = quote ? "" : (/[.!?:]+$/.exec(value)?.[0] ?? "");
-  const bare = quote ? value.slice(1, -1) : value.slice(0, value.length - trailing.length);
-  const assigned = quote !== "" || (operator !== ":" && !/\s$/.test(prefix));
-  const secret = passwordKey.test(key) ? looksLikePassword(bare, assigned) : looksRandom(bare);
-  return secret ? `${prefix}${quote}${redactedMarker}${quote}${trailing}` : match;
+  const trailing = /[.!?:,]+$/.exec(bare)?.[0] ?? "";
+  const value = bare.slice(0, bare.length - trailing.length);
+  // `password: must be at least 12 characters` is a sentence about passwords, `password: hunter2` a setting.
+  const sentence = operator === ":" && /^[ \t]+[^\s#;]/.test(rest.slice(bare.length).split("\n")[0] ?? "");
+  return { start: from, end: from + value.length, value, assigned: (setting || operator !== ":") && !sentence };
+}
+
+/** Replaces the value of every secret-named key that holds something secret-looking. */
+function redactKeyValues(text: string): string {
+  const spans: { start: number; end: number }[] = [];
+  for (const match of text.matchAll(keyPattern)) {
+    const key = match[2] ?? match[4] ?? "";
+    const operator = match[3] ?? match[5] ?? "";
+    const quoted = match[1] ?? "";
+    if (!isSecretKeyName(key)) continue;
+    // A quoted name with spaces must still read as a name ("API Key"), not a sentence that mentions one.
+    if (match[2] !== undefined && key.split(" ").length > 4) continue;
+    const keyStart = (match.index ?? 0) + quoted.length;
+    const span = valueAfter(text, (match.index ?? 0) + match[0].length, keyStart, operator, quoted);
+    if (!span || span.value.includes(redactedMarker)) continue;
+    const secret = passwordKey.test(key) ? looksLikePassword(span.value, span.assigned) : looksRandom(span.value);
+    if (secret) spans.push(span);
+  }
+  return replaceSpans(text, spans);
+}
+
+/** Replaces non-overlapping spans (in order) with the marker. */
+function replaceSpans(text: string, spans: readonly { start: number; end: number }[]): string {
+  if (spans.length === 0) return text;
+  let out = "";
+  let at = 0;
+  for (const span of [...spans].sort((a, b) => a.start - b.start)) {
+    if (span.start < at) continue;
+    out += text.slice(at, span.start) + redactedMarker;
+    at = span.end;
+  }
+  return out + text.slice(at);
 }
 
 // `Authorization: Bearer x`, `X-Api-Key: x`, and a scheme and credential anywhere (`Bearer x`, `Basic x`).
@@ -104,14 +211,25 @@ const headerPattern =
   /\b((?:Proxy-)?Authorization|X-Api-Key|Api-Key|X-Goog-Api-Key|X-Auth-Token)(["']?\s*[:=]\s*["']?)((?:Bearer|Basic|Token|Digest|Bot)\s+)?([^\s"',]+)/gi;
 const schemePattern = /\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9._~+/=-]{8,})/g;
 
-// `scheme://user:password@host`, the user optional (`redis://:password@host`).
-const urlCredentialPattern = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/?#@]*):([^\s@/?#]+)@/gi;
+// `scheme://user:password@host`, the user optional (`redis://:password@host`); the password may hold `@`
+// and `/`: it runs to the last `@` before the host.
+const urlCredentialPattern = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/?#@]*):(\S+)@(?=[A-Za-z0-9[][^\s@/]*(?:[/:?#\s"'`)]|$))/gi;
 
-// "my password is hunter2", "the API key for staging is …": the value after a person's own words.
-const proseSecretPattern =
-  /\b((?:my|the|our|your|his|her|their) (?:[\w-]+ ){0,2}?(?:password|passphrase|passcode|pin|api key|secret key|token)(?: for [\w .@-]{1,30}?)? (?:is|was|=|:) ["'“]?)([^\s"'”]+?)(?=["'”]?(?:[\s,;!?]|\.(?:\s|$)|$))/gi;
+// netrc: `machine host login user password secret` (one line or several); `default login … password …`.
+const netrcPattern = /\b((?:machine\s+\S+|default)(?:\s+(?:login|account)\s+\S+)*\s+password\s+)(\S+)/g;
+// pgpass: `host:port:database:user:password`, one to a line.
+const pgpassPattern = /^([^\s:#]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:)(\S+)$/gm;
+
+// The ordinary written forms: "my password is hunter2", "the API key for staging: …", "pw = …", "mi
+// contraseña es …", "mot de passe : …", "Passwort: …", "пароль: …", "密码是 …", "パスワードは …",
+// "비밀번호는 …", "senha: …". The value goes; the sentence stays.
+const proseNouns = String.raw`password|passphrase|passcode|pass ?word|pin|api key|secret key|secret|access token|token|key|pw|pwd|contraseña|clave|mot de passe|passwort|kennwort|пароль|senha|密码|口令|密钥|パスワード|비밀번호|암호`;
+const proseSecretPattern = new RegExp(
+  String.raw`((?:^|[^\p{L}\p{N}_-])(?:(?:my|the|our|your|his|her|their|a|new|mi|la|el|mon|le|mein|das|мой|a minha|minha|o) )?(?:[\p{L}-]+ ){0,2}?(?:${proseNouns})(?: (?:for|to|of|para|de|für|для|do|da) [\w .@-]{1,30}?)?\s*(?:is|was|will be|es|est|ist|era|é|это|是|为|為|は|는|은|이|:|：|=|—)\s*["'“«]?)([^\s"'”»，。、]+?)(?=["'”»]?(?:[\s,;!?，。、]|\.(?:\s|$)|$|です|입니다))`,
+  "giu",
+);
 const proseStopwords =
-  /^(?:not|too|the|a|an|being|still|now|set|wrong|incorrect|correct|fine|empty|missing|required|expired|invalid|here|below|above|in|on|at|stored|saved|in)$/i;
+  /^(?:not|no|too|the|a|an|to|is|are|be|must|should|can|cannot|could|will|would|may|might|has|have|needs|contains|being|still|now|set|reset|wrong|incorrect|correct|fine|ok|okay|empty|missing|required|optional|mandatory|expired|invalid|valid|here|there|below|above|in|on|at|by|for|of|stored|saved|hashed|encrypted|protected|hidden|visible|changed|updated|same|different|weak|strong|long|short|secure|insecure|safe|unsafe|good|bad|unknown|forgotten|lost|compromised|leaked|shown|needed|case-sensitive|what|which|where|how|when|who|that|this|it|your|my|our|their|also|just|only|very|really|always|never|used|sent|generated|rotated|revoked|given|provided|displayed|printed|configured|defined|read|created|[\p{L}]{1,3})$/iu;
 
 // AWS secret access key: 40 characters of base64 near an AWS context (a key id, `aws`, `secret`).
 const awsSecretPattern =
@@ -125,15 +243,29 @@ function redactAwsSecrets(text: string): string {
   });
 }
 
+/** Every self-naming format, anchored, to test a key put back together from two lines. */
+const wholeFormats = secretFormats.map(({ pattern }) => new RegExp(`^(?:${pattern.source})$`, pattern.flags.replace("g", "")));
+// A token cut by a line break (a terminal or an editor wrapped it): its head, the break, its tail.
+const wrappedPattern = /(?<![A-Za-z0-9_-])([A-Za-z0-9_.=-]{4,})(\r?\n[ \t>]*)([A-Za-z0-9_=-]{4,})(?![A-Za-z0-9_-])/g;
+
+/** A self-naming key wrapped over two lines is redacted whole (both halves), the line break kept. */
+function redactWrappedKeys(text: string): string {
+  return text.replace(wrappedPattern, (match, head: string, lineBreak: string, tail: string) =>
+    wholeFormats.some((format) => format.test(head + tail)) ? `${redactedMarker}${lineBreak}${redactedMarker}` : match,
+  );
+}
+
 /** The kinds of secret `redactSecrets` recognises, for documentation and tests. */
 export const redactedSecretKinds: readonly string[] = [
   ...secretFormats.map((format) => format.kind),
   "AWS secret access key (near an AWS key id)",
-  "password in a URL",
+  "password in a URL (the password may hold @ and /)",
+  "netrc and pgpass lines",
+  "a self-naming key wrapped over two lines",
   "Authorization header",
   "bearer or basic credential",
-  "secret in a key=value pair or JSON field",
-  "a password or key in a sentence",
+  "secret in an env, YAML (value on the next line), JSON, TOML or INI field",
+  "a password or key in a sentence, in nine languages",
 ];
 
 /**
@@ -143,12 +275,21 @@ export const redactedSecretKinds: readonly string[] = [
  */
 export function redactSecrets(text: string): string {
   let result = redactAwsSecrets(text);
+  result = redactWrappedKeys(result);
   for (const { pattern } of secretFormats) {
     pattern.lastIndex = 0;
     result = result.replace(pattern, redactedMarker);
   }
   result = result.replace(urlCredentialPattern, (match, scheme: string, user: string, password: string) =>
-    password.includes(redactedMarker) || isReference(password) ? match : `${scheme}${user}:${redactedMarker}@`,
+    password.includes(redactedMarker) || isReference(password) || isPlaceholder(password)
+      ? match
+      : `${scheme}${user}:${redactedMarker}@`,
+  );
+  result = result.replace(netrcPattern, (match, words: string, value: string) =>
+    looksLikePassword(value, true) ? `${words}${redactedMarker}` : match,
+  );
+  result = result.replace(pgpassPattern, (match, fields: string, value: string) =>
+    looksLikePassword(value, true) ? `${fields}${redactedMarker}` : match,
   );
   result = result.replace(headerPattern, (match, name: string, separator: string, scheme = "", value: string) =>
     value.length >= 8 && !isReference(value) && !isPlaceholder(value)
@@ -158,9 +299,11 @@ export function redactSecrets(text: string): string {
   result = result.replace(schemePattern, (match, scheme: string, space: string, value: string) =>
     looksRandom(value) ? `${scheme}${space}${redactedMarker}` : match,
   );
-  result = result.replace(keyValuePattern, redactKeyValue);
+  result = redactKeyValues(result);
   result = result.replace(proseSecretPattern, (match, words: string, value: string) =>
-    proseStopwords.test(value) || isPlaceholder(value) || value.length < 4 ? match : `${words}${redactedMarker}`,
+    proseStopwords.test(value) || !looksLikePassword(value, true) || /^\d+(?:[.,]\d+)?$/.test(value)
+      ? match
+      : `${words}${redactedMarker}`,
   );
   return result;
 }

@@ -225,7 +225,7 @@ const pgpassPattern = /^([^\s:#]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:)(\S+)$/gm;
 // "비밀번호는 …", "senha: …". The value goes; the sentence stays.
 const proseNouns = String.raw`password|passphrase|passcode|pass ?word|pin|api key|secret key|secret|access token|token|key|pw|pwd|contraseña|clave|mot de passe|passwort|kennwort|пароль|senha|密码|口令|密钥|パスワード|비밀번호|암호`;
 const proseSecretPattern = new RegExp(
-  String.raw`((?:^|[^\p{L}\p{N}_-])(?:(?:my|the|our|your|his|her|their|a|new|mi|la|el|mon|le|mein|das|мой|a minha|minha|o) )?(?:[\p{L}-]+ ){0,2}?(?:${proseNouns})(?: (?:for|to|of|para|de|für|для|do|da) [\w .@-]{1,30}?)?\s*(?:is|was|will be|es|est|ist|era|é|это|是|为|為|は|는|은|이|:|：|=|—)\s*["'“«]?)([^\s"'”»，。、]+?)(?=["'”»]?(?:[\s,;!?，。、]|\.(?:\s|$)|$|です|입니다))`,
+  String.raw`((?:^|[^\p{L}\p{N}_-])(?:(?:my|the|our|your|his|her|their|a|new|mi|la|el|mon|le|mein|das|мой|a minha|minha|o) )?(?:[\p{L}-]+ ){0,2}?(?:${proseNouns})(?: (?:for|to|of|para|de|für|для|do|da) [\w .@-]{1,30}?)?\s*(?:is|was|will be|es|est|ist|era|é|это|是|为|為|は|는|은|이|:|：|=|—)\s*["'“«]?)([^\s"'”»，。、]+)`,
   "giu",
 );
 const proseStopwords =
@@ -300,10 +300,17 @@ export function redactSecrets(text: string): string {
     looksRandom(value) ? `${scheme}${space}${redactedMarker}` : match,
   );
   result = redactKeyValues(result);
-  result = result.replace(proseSecretPattern, (match, words: string, value: string) =>
-    proseStopwords.test(value) || !looksLikePassword(value, true) || /^\d+(?:[.,]\d+)?$/.test(value)
+  result = result.replace(proseSecretPattern, (match, words: string, written: string) => {
+    // The sentence's own punctuation and a Japanese or Korean ending stay: "… is hunter2!", "… は X です".
+    const value = written.replace(/(?:[.,;:!?]+|です|입니다)$/u, "");
+    const rest = written.slice(value.length);
+    return proseStopwords.test(value) ||
+    !looksLikePassword(value, true) ||
+    /^\d+(?:[.,]\d+)?$/.test(value) ||
+    // An unquoted word of small letters is a word of the sentence in any language ("A senha é obrigatória").
+    (/^\p{Ll}+$/u.test(value) && !/["'“«]\s*$/.test(words))
       ? match
-      : `${words}${redactedMarker}`,
-  );
+      : `${words}${redactedMarker}${rest}`;
+  });
   return result;
 }

@@ -94,12 +94,56 @@ const passwordKey = /pass(?:word|wd|phrase|code)?|pwd|\bpw\b|secret|contrase|cla
 
 // A key as it is written in env, YAML, JSON (quoted, escaped inside a string, or with spaces: "API Key"),
 // TOML and INI: a secret word ends one of its parts (`auth_token`, `apiKey`, `SECRET`, never `tokenizer`).
-const bareKey = String.raw`[A-Za-z0-9_.-]*?(?:${secretWordSource})[A-Za-z0-9_.-]*`;
-const spacedKey = String.raw`[A-Za-z][A-Za-z0-9 _.-]{0,30}`;
-const keyPattern = new RegExp(
-  String.raw`(?<![A-Za-z0-9_\\])(\\?["'\x60])(${spacedKey})\1[ \t]*(=>|:=|=|:)[ \t]*|(?<![A-Za-z0-9_.\-/\\"'])(${bareKey})[ \t]*(=>|:=|=|:|<-)[ \t]*`,
-  "gi",
-);
+const keyChar = /[A-Za-z0-9_.-]/;
+const operatorPattern = /[ \t]*(=>|:=|=|:|<-)[ \t]*/y;
+// A quoted name with spaces before the secret word: `"API Key"`, `'Client Secret'`.
+const spacedHead = /(\\?["'\x60])([A-Za-z][A-Za-z0-9 _.-]{0,30})$/;
+
+interface KeyAt {
+  readonly key: string;
+  readonly keyStart: number;
+  readonly quote: string;
+  readonly operator: string;
+  /** Where the value starts. */
+  readonly valueFrom: number;
+}
+
+/**
+ * The key around one secret word, as env, YAML, JSON (quoted, escaped inside a string, or with spaces),
+ * TOML and INI write it, with its operator; `null` when the word is not in a key.
+ */
+function keyAround(text: string, wordStart: number, wordEnd: number): KeyAt | null {
+  let start = wordStart;
+  while (start > 0 && keyChar.test(text[start - 1] ?? "")) start -= 1;
+  let end = wordEnd;
+  while (end < text.length && keyChar.test(text[end] ?? "")) end += 1;
+  let quote = "";
+  const before = text[start - 1] ?? "";
+  const spaced = before === " " ? spacedHead.exec(text.slice(Math.max(0, start - 34), start)) : null;
+  if (spaced?.[1] && spaced[2] !== undefined && text.startsWith(spaced[1], end)) {
+    quote = spaced[1];
+    start -= spaced[2].length;
+  } else if (/["'\x60]/.test(before)) {
+    quote = text[start - 2] === "\\" ? `\\${before}` : before;
+  } else if (/[A-Za-z0-9_\\/]/.test(before)) {
+    return null;
+  }
+  if (quote) {
+    if (!text.startsWith(quote, end)) return null;
+    end += quote.length;
+  }
+  operatorPattern.lastIndex = end;
+  const operator = operatorPattern.exec(text);
+  if (!operator?.[1]) return null;
+  if (!quote && operator[1] === "<-" && text[end] !== " ") return null;
+  return {
+    key: text.slice(start, end - quote.length),
+    keyStart: start,
+    quote,
+    operator: operator[1],
+    valueFrom: end + operator[0].length,
+  };
+}
 
 /** Whether the secret word in a key ends a part of it: `auth_token`, `apiKey`, `SECRET`, `API Key`, never `tokenizer`. */
 function isSecretKeyName(key: string): boolean {
@@ -177,15 +221,16 @@ function valueAfter(text: string, from: number, keyStart: number, operator: stri
 /** Replaces the value of every secret-named key that holds something secret-looking. */
 function redactKeyValues(text: string): string {
   const spans: { start: number; end: number }[] = [];
-  for (const match of text.matchAll(keyPattern)) {
-    const key = match[2] ?? match[4] ?? "";
-    const operator = match[3] ?? match[5] ?? "";
-    const quoted = match[1] ?? "";
-    if (!isSecretKeyName(key)) continue;
-    // A quoted name with spaces must still read as a name ("API Key"), not a sentence that mentions one.
-    if (match[2] !== undefined && key.split(" ").length > 4) continue;
-    const keyStart = (match.index ?? 0) + quoted.length;
-    const span = valueAfter(text, (match.index ?? 0) + match[0].length, keyStart, operator, quoted);
+  let lastValueFrom = -1;
+  for (const word of text.matchAll(secretWord)) {
+    const at = word.index ?? 0;
+    const found = keyAround(text, at, at + word[0].length);
+    // A key with two secret words (`secret_token`) is read once.
+    if (!found || found.valueFrom === lastValueFrom) continue;
+    lastValueFrom = found.valueFrom;
+    const { key, keyStart, quote, operator, valueFrom } = found;
+    if (!isSecretKeyName(key) || key.split(" ").length > 4) continue;
+    const span = valueAfter(text, valueFrom, keyStart, operator, quote);
     if (!span || span.value.includes(redactedMarker)) continue;
     const secret = passwordKey.test(key) ? looksLikePassword(span.value, span.assigned) : looksRandom(span.value);
     if (secret) spans.push(span);
@@ -223,10 +268,18 @@ const pgpassPattern = /^([^\s:#]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:)(\S+)$/gm;
 // The ordinary written forms: "my password is hunter2", "the API key for staging: …", "pw = …", "mi
 // contraseña es …", "mot de passe : …", "Passwort: …", "пароль: …", "密码是 …", "パスワードは …",
 // "비밀번호는 …", "senha: …". The value goes; the sentence stays.
-const proseNouns = String.raw`password|passphrase|passcode|pass ?word|pin|api key|secret key|secret|access token|token|key|pw|pwd|contraseña|clave|mot de passe|passwort|kennwort|пароль|senha|密码|口令|密钥|パスワード|비밀번호|암호`;
-const proseSecretPattern = new RegExp(
-  String.raw`((?:^|[^\p{L}\p{N}_-])(?:(?:my|the|our|your|his|her|their|a|new|mi|la|el|mon|le|mein|das|мой|a minha|minha|o) )?(?:[\p{L}-]+ ){0,2}?(?:${proseNouns})(?: (?:for|to|of|para|de|für|для|do|da) [\w .@-]{1,30}?)?\s*(?:is|was|will be|es|est|ist|era|é|это|是|为|為|は|는|은|이|:|：|=|—)\s*["'“«]?)([^\s"'”»，。、]+)`,
+const proseFor = String.raw`(?: (?:for|to|of|para|de|für|для|do|da) [\w .@-]{1,30}?)?`;
+const proseIs = String.raw`\s*(?:is|was|will be|es|est|ist|era|é|это|是|为|為|は|는|은|이|:|：|=|—)\s*["'“«]?`;
+const proseValue = String.raw`([^\s"'”»，。、]+)`;
+// A password's own name needs no "my" or "the" before it, in any language.
+const prosePasswordPattern = new RegExp(
+  String.raw`((?<![\p{L}\p{N}_-])(?:password|passphrase|passcode|pass ?word|pw|pwd|contraseña|clave|mot de passe|passwort|kennwort|пароль|senha|密码|口令|密钥|パスワード|비밀번호|암호)${proseFor}${proseIs})${proseValue}`,
   "giu",
+);
+// A key, token, secret or PIN: only as someone's ("my API key is …", "the token for staging: …").
+const proseKeyPattern = new RegExp(
+  String.raw`(\b(?:my|the|our|your|his|her|their|new) (?:[\w-]+ ){0,2}?(?:api key|secret key|access token|token|key|secret|pin)${proseFor}${proseIs})${proseValue}`,
+  "gi",
 );
 const proseStopwords =
   /^(?:not|no|too|the|a|an|to|is|are|be|must|should|can|cannot|could|will|would|may|might|has|have|needs|contains|being|still|now|set|reset|wrong|incorrect|correct|fine|ok|okay|empty|missing|required|optional|mandatory|expired|invalid|valid|here|there|below|above|in|on|at|by|for|of|stored|saved|hashed|encrypted|protected|hidden|visible|changed|updated|same|different|weak|strong|long|short|secure|insecure|safe|unsafe|good|bad|unknown|forgotten|lost|compromised|leaked|shown|needed|case-sensitive|what|which|where|how|when|who|that|this|it|your|my|our|their|also|just|only|very|really|always|never|used|sent|generated|rotated|revoked|given|provided|displayed|printed|configured|defined|read|created|[\p{L}]{1,3})$/iu;
@@ -243,16 +296,31 @@ function redactAwsSecrets(text: string): string {
   });
 }
 
-/** Every self-naming format, anchored, to test a key put back together from two lines. */
-const wholeFormats = secretFormats.map(({ pattern }) => new RegExp(`^(?:${pattern.source})$`, pattern.flags.replace("g", "")));
-// A token cut by a line break (a terminal or an editor wrapped it): its head, the break, its tail.
-const wrappedPattern = /(?<![A-Za-z0-9_-])([A-Za-z0-9_.=-]{4,})(\r?\n[ \t>]*)([A-Za-z0-9_=-]{4,})(?![A-Za-z0-9_-])/g;
+/** Every self-naming format as one anchored expression, to test a key put back together from two lines. */
+const anyWholeFormat = new RegExp(`^(?:${secretFormats.map(({ pattern }) => pattern.source).join("|")})$`);
+const tokenChar = /[A-Za-z0-9_.=-]/;
 
-/** A self-naming key wrapped over two lines is redacted whole (both halves), the line break kept. */
+/**
+ * A self-naming key cut by a line break (a terminal or an editor wrapped it) is redacted whole: both halves
+ * become markers, the line break stays. Only the tokens on either side of each line break are read.
+ */
 function redactWrappedKeys(text: string): string {
-  return text.replace(wrappedPattern, (match, head: string, lineBreak: string, tail: string) =>
-    wholeFormats.some((format) => format.test(head + tail)) ? `${redactedMarker}${lineBreak}${redactedMarker}` : match,
-  );
+  const spans: { start: number; end: number }[] = [];
+  for (let newline = text.indexOf("\n"); newline >= 0; newline = text.indexOf("\n", newline + 1)) {
+    const headEnd = text[newline - 1] === "\r" ? newline - 1 : newline;
+    let headStart = headEnd;
+    while (headStart > 0 && tokenChar.test(text[headStart - 1] ?? "")) headStart -= 1;
+    if (headEnd - headStart < 4) continue;
+    let tailStart = newline + 1;
+    while (tailStart < text.length && /[ \t>]/.test(text[tailStart] ?? "")) tailStart += 1;
+    let tailEnd = tailStart;
+    while (tailEnd < text.length && tokenChar.test(text[tailEnd] ?? "")) tailEnd += 1;
+    if (tailEnd - tailStart < 4 || tailEnd - tailStart + headEnd - headStart < 16) continue;
+    if (anyWholeFormat.test(text.slice(headStart, headEnd) + text.slice(tailStart, tailEnd))) {
+      spans.push({ start: headStart, end: headEnd }, { start: tailStart, end: tailEnd });
+    }
+  }
+  return replaceSpans(text, spans);
 }
 
 /** The kinds of secret `redactSecrets` recognises, for documentation and tests. */
@@ -300,7 +368,7 @@ export function redactSecrets(text: string): string {
     looksRandom(value) ? `${scheme}${space}${redactedMarker}` : match,
   );
   result = redactKeyValues(result);
-  result = result.replace(proseSecretPattern, (match, words: string, written: string) => {
+  const writtenForm = (match: string, words: string, written: string): string => {
     // The sentence's own punctuation and a Japanese or Korean ending stay: "… is hunter2!", "… は X です".
     const value = written.replace(/(?:[.,;:!?]+|です|입니다)$/u, "");
     const rest = written.slice(value.length);
@@ -311,6 +379,8 @@ export function redactSecrets(text: string): string {
     (/^\p{Ll}+$/u.test(value) && !/["'“«]\s*$/.test(words))
       ? match
       : `${words}${redactedMarker}${rest}`;
-  });
+  };
+  result = result.replace(prosePasswordPattern, writtenForm);
+  result = result.replace(proseKeyPattern, writtenForm);
   return result;
 }

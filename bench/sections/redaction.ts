@@ -19,7 +19,9 @@ function conversationTexts(dataDir: string): string[] {
   return loadConversations(dataDir).map((conversation) =>
     conversation.messages
       .flatMap((message) =>
-        message.parts.map((part) => ("text" in part && typeof part.text === "string" ? part.text : JSON.stringify(part))),
+        message.parts.map((part) =>
+          "text" in part && typeof part.text === "string" ? part.text : JSON.stringify(part),
+        ),
       )
       .join("\n"),
   );
@@ -76,10 +78,24 @@ export const redactionSection: BenchSection = {
           title: `Secret redaction on the shared conversations (${grouped(characters)} characters, ${texts.length} conversations)`,
           header: ["rules", "time (median ms)", "MB/s", "characters changed", "share changed"],
           rows: [
-            ["before #27", round(msBefore, 1).toString(), round(characters / 1e6 / (msBefore / 1000), 1).toString(), grouped(changedBefore), percent(changedBefore / characters, 4)],
-            ["now", round(msNow, 1).toString(), round(characters / 1e6 / (msNow / 1000), 1).toString(), grouped(changedNow), percent(changedNow / characters, 4)],
+            [
+              "before #27",
+              round(msBefore, 1).toString(),
+              round(characters / 1e6 / (msBefore / 1000), 1).toString(),
+              grouped(changedBefore),
+              percent(changedBefore / characters, 4),
+            ],
+            [
+              "now",
+              round(msNow, 1).toString(),
+              round(characters / 1e6 / (msNow / 1000), 1).toString(),
+              grouped(changedNow),
+              percent(changedNow / characters, 4),
+            ],
           ],
-          notes: [`now / before, median of rounds: ${round(ratio, 2)}x (target: no more than 2x; changed share no more than 0.01%)`],
+          notes: [
+            `now / before, median of rounds: ${round(ratio, 2)}x (target: no more than 2x; changed share no more than 0.01%)`,
+          ],
         },
       ],
     };

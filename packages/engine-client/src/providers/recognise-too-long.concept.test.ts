@@ -96,10 +96,15 @@ const envelopes: readonly ((message: string) => string)[] = [
   (message) => JSON.stringify({ error: { message, type: "invalid_request_error", code: null } }),
   (message) => JSON.stringify({ type: "error", error: { type: "invalid_request_error", message } }),
   (message) => JSON.stringify({ error: { code: 400, message, status: "INVALID_ARGUMENT" } }),
-  (message) => `litellm.BadRequestError: OpenAIException - Error code: 400 - {'error': {'message': ${JSON.stringify(message)}}}`,
+  (message) =>
+    `litellm.BadRequestError: OpenAIException - Error code: 400 - {'error': {'message': ${JSON.stringify(message)}}}`,
   (message) =>
     JSON.stringify({
-      error: { message: "Provider returned error", code: 400, metadata: { raw: JSON.stringify({ error: { message } }) } },
+      error: {
+        message: "Provider returned error",
+        code: 400,
+        metadata: { raw: JSON.stringify({ error: { message } }) },
+      },
     }),
   (message) => `Error: 400 ${JSON.stringify({ detail: JSON.stringify({ object: "error", message }) })}`,
 ];
@@ -130,9 +135,11 @@ const tooLongBody = fc
 const nearMissSentences: readonly ((numbers: { limit: number; used: number; asked: number }) => string)[] = [
   ({ limit, used, asked }) =>
     `Rate limit reached for model on tokens per minute (TPM): Limit ${limit}, Used ${used}, Requested ${asked}. Please try again in 2s.`,
-  ({ limit }) => `This request would exceed the rate limit for your organization of ${printed(limit, 1)} input tokens per minute.`,
+  ({ limit }) =>
+    `This request would exceed the rate limit for your organization of ${printed(limit, 1)} input tokens per minute.`,
   () => "You exceeded your current quota, please check your plan and billing details.",
-  ({ limit, asked }) => `max_tokens is too large: ${asked + limit}. This model supports at most ${limit} completion tokens.`,
+  ({ limit, asked }) =>
+    `max_tokens is too large: ${asked + limit}. This model supports at most ${limit} completion tokens.`,
   ({ limit, asked }) => `max_tokens: ${asked + limit} > ${limit}, which is the maximum allowed number of output tokens`,
   ({ limit }) => `The maximum tokens you requested exceeds the model limit of ${limit}`,
   ({ limit }) => `Invalid max_tokens value, the valid range of max_tokens is [1, ${limit}]`,
@@ -180,13 +187,9 @@ describe("recogniseTooLong by concept", () => {
 
   it("should recognise the bare wordings that name no window, in every envelope", () => {
     fc.assert(
-      fc.property(
-        fc.constantFrom(...bare),
-        fc.integer({ min: 0, max: envelopes.length - 1 }),
-        (sentence, envelope) => {
-          expect(recogniseTooLong("a-gateway-nobody-knows", 400, envelopes[envelope]?.(sentence))).not.toBeNull();
-        },
-      ),
+      fc.property(fc.constantFrom(...bare), fc.integer({ min: 0, max: envelopes.length - 1 }), (sentence, envelope) => {
+        expect(recogniseTooLong("a-gateway-nobody-knows", 400, envelopes[envelope]?.(sentence))).not.toBeNull();
+      }),
       { numRuns: 200 },
     );
   });

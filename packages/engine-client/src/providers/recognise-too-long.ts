@@ -15,8 +15,8 @@ import {
   roleWords,
   sizeSubject,
   throttleAnywhere,
-  tokenUnit,
   toCount,
+  tokenUnit,
 } from "./too-long-wordings.js";
 
 /** A "too long" refusal, as read from a provider's words. */
@@ -103,7 +103,12 @@ function roleOf(sentence: string, start: number, end: number, previousEnd: numbe
   const before = sentence.slice(Math.max(previousEnd, start - 48), start);
   // A bare `(N)` after a limit is a code unless token words stand right beside it (`tokens allowed (N)`).
   if (/\(\s*$/.test(before) && !/^\s*(?:tokens?|токен|トークン|토큰)/i.test(after)) {
-    const lastWords = before.replace(/\(\s*$/, "").trim().split(/\s+/).slice(-2).join(" ");
+    const lastWords = before
+      .replace(/\(\s*$/, "")
+      .trim()
+      .split(/\s+/)
+      .slice(-2)
+      .join(" ");
     if (!tokenUnit.test(lastWords)) return "neither";
   }
   let deciding: { role: NumberRole; end: number } | null = null;
@@ -209,7 +214,9 @@ export function recogniseTooLong(
   // The window may sit in the sentence after the one that says "too long" (`… exceeded. Limit is N.`).
   const window = readWindow(
     tooLong.length > 0
-      ? [...tooLong, ...verdicts
+      ? [
+          ...tooLong,
+          ...verdicts
             .filter(({ sentence, verdict }) => verdict === "other" && !otherLimitInSentence.test(sentence))
             .map(({ sentence }) => sentence),
         ]

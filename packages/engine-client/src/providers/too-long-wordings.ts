@@ -210,7 +210,7 @@ export const requestReaders: readonly NumberReader[] = [
     read: (match) => ({ inputTokens: toCount(match[1]) }),
   },
   {
-    pattern: new RegExp(String.raw`you requested (?:about |a total of )?${N} tokens ?[(:]([^)|]*)`, "i"),
+    pattern: new RegExp(`you requested (?:about |a total of )?${N} tokens ?[(:]([^)|]*)`, "i"),
     read: (match) => readTerms(match[2] ?? ""),
   },
   {

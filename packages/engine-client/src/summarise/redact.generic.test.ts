@@ -45,7 +45,10 @@ type FileShape = (key: string, value: string) => string;
 /** The files and lines secrets are pasted in, each with a value the shape allows. */
 const shapes: Record<string, { readonly shape: FileShape; readonly allows: (value: string) => boolean }> = {
   env: { shape: (key, value) => `# .env\nexport ${key}=${value}\nDEBUG=false\n`, allows: () => true },
-  "yaml inline": { shape: (key, value) => `db:\n  host: db.internal\n  ${key}: ${value}\n`, allows: (v) => !/ #/.test(v) },
+  "yaml inline": {
+    shape: (key, value) => `db:\n  host: db.internal\n  ${key}: ${value}\n`,
+    allows: (v) => !/ #/.test(v),
+  },
   "yaml next line": { shape: (key, value) => `db:\n  ${key}:\n    ${value}\n  port: 5432\n`, allows: () => true },
   "yaml block": { shape: (key, value) => `${key}: |\n  ${value}\nnext: 1\n`, allows: () => true },
   json: { shape: (key, value) => JSON.stringify({ service: "billing", [key]: value }, null, 2), allows: () => true },
@@ -67,27 +70,33 @@ const urlShapes: Record<string, (value: string) => string> = {
 };
 
 describe("redactSecrets on generated files", () => {
-  it.each(Object.entries(shapes))("should redact a generated password under a password key in %s", (_name, { shape, allows }) => {
-    fc.assert(
-      fc.property(fc.constantFrom(...passwordKeys), passwordValue.filter(allows), (key, value) => {
-        const redacted = redactSecrets(shape(key, value));
-        expect(redacted).not.toContain(value);
-        expect(redacted).toContain(redactedMarker);
-      }),
-      { numRuns: 150 },
-    );
-  });
+  it.each(Object.entries(shapes))(
+    "should redact a generated password under a password key in %s",
+    (_name, { shape, allows }) => {
+      fc.assert(
+        fc.property(fc.constantFrom(...passwordKeys), passwordValue.filter(allows), (key, value) => {
+          const redacted = redactSecrets(shape(key, value));
+          expect(redacted).not.toContain(value);
+          expect(redacted).toContain(redactedMarker);
+        }),
+        { numRuns: 150 },
+      );
+    },
+  );
 
-  it.each(Object.entries(shapes))("should redact a generated key under a key or token name in %s", (_name, { shape }) => {
-    fc.assert(
-      fc.property(fc.constantFrom(...keyKeys), keyValue, (key, value) => {
-        expect(redactSecrets(shape(key, value))).not.toContain(value);
-      }),
-      { numRuns: 150 },
-    );
-  });
+  it.each(Object.entries(shapes))(
+    "should redact a generated key under a key or token name in %s",
+    (_name, { shape }) => {
+      fc.assert(
+        fc.property(fc.constantFrom(...keyKeys), keyValue, (key, value) => {
+          expect(redactSecrets(shape(key, value))).not.toContain(value);
+        }),
+        { numRuns: 150 },
+      );
+    },
+  );
 
-  it("should redact a generated key under a JSON name with spaces (\"API Key\")", () => {
+  it('should redact a generated key under a JSON name with spaces ("API Key")', () => {
     fc.assert(
       fc.property(keyValue, (value) => {
         expect(redactSecrets(spacedName("", value))).not.toContain(value);
@@ -118,6 +127,7 @@ describe("redactSecrets on generated files", () => {
   );
   // Where a secret lives, or a stand-in for one: never the secret itself.
   const standIns = fc.constantFrom(
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell reference, as text
     "${DB_PASSWORD}",
     "$API_KEY",
     "<your-api-key>",
@@ -129,35 +139,46 @@ describe("redactSecrets on generated files", () => {
     "changeme",
   );
 
-  it.each(Object.entries(shapes))("should leave ordinary values under ordinary keys in %s unchanged", (_name, { shape }) => {
-    fc.assert(
-      fc.property(fc.constantFrom(...ordinaryKeys), ordinaryValue, (key, value) => {
-        const text = shape(key, value);
-        expect(redactSecrets(text)).toBe(text);
-      }),
-      { numRuns: 150 },
-    );
-  });
+  it.each(Object.entries(shapes))(
+    "should leave ordinary values under ordinary keys in %s unchanged",
+    (_name, { shape }) => {
+      fc.assert(
+        fc.property(fc.constantFrom(...ordinaryKeys), ordinaryValue, (key, value) => {
+          const text = shape(key, value);
+          expect(redactSecrets(text)).toBe(text);
+        }),
+        { numRuns: 150 },
+      );
+    },
+  );
 
-  it.each(["env", "yaml inline", "json", "ini"])("should leave references and placeholders under secret keys in %s", (name) => {
-    const shape = shapes[name]?.shape;
-    fc.assert(
-      fc.property(fc.constantFrom(...passwordKeys, ...keyKeys), standIns, (key, value) => {
-        const text = shape?.(key, value) ?? "";
-        expect(redactSecrets(text)).toBe(text);
-      }),
-      { numRuns: 150 },
-    );
-  });
+  it.each(["env", "yaml inline", "json", "ini"])(
+    "should leave references and placeholders under secret keys in %s",
+    (name) => {
+      const shape = shapes[name]?.shape;
+      fc.assert(
+        fc.property(fc.constantFrom(...passwordKeys, ...keyKeys), standIns, (key, value) => {
+          const text = shape?.(key, value) ?? "";
+          expect(redactSecrets(text)).toBe(text);
+        }),
+        { numRuns: 150 },
+      );
+    },
+  );
 
   it("should keep the words around the secret and be idempotent", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...Object.values(shapes)), fc.constantFrom(...passwordKeys), passwordValue, ({ shape, allows }, key, value) => {
-        if (!allows(value)) return;
-        const once = redactSecrets(shape(key, value));
-        expect(once).toContain(key.replace(/"/g, ""));
-        expect(redactSecrets(once)).toBe(once);
-      }),
+      fc.property(
+        fc.constantFrom(...Object.values(shapes)),
+        fc.constantFrom(...passwordKeys),
+        passwordValue,
+        ({ shape, allows }, key, value) => {
+          if (!allows(value)) return;
+          const once = redactSecrets(shape(key, value));
+          expect(once).toContain(key.replace(/"/g, ""));
+          expect(redactSecrets(once)).toBe(once);
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -90,7 +90,8 @@ const secretWordList = [
 ];
 const secretWordSource = secretWordList.join("|");
 const secretWord = new RegExp(secretWordSource, "gi");
-const passwordKey = /pass(?:word|wd|phrase|code)?|pwd|\bpw\b|secret|contrase|clave|passe|passwort|kennwort|пароль|senha|密码|口令|パスワード|비밀번호|암호/i;
+const passwordKey =
+  /pass(?:word|wd|phrase|code)?|pwd|\bpw\b|secret|contrase|clave|passe|passwort|kennwort|пароль|senha|密码|口令|パスワード|비밀번호|암호/i;
 
 // A key as it is written in env, YAML, JSON (quoted, escaped inside a string, or with spaces: "API Key"),
 // TOML and INI: a secret word ends one of its parts (`auth_token`, `apiKey`, `SECRET`, never `tokenizer`).
@@ -153,7 +154,13 @@ function isSecretKeyName(key: string): boolean {
     const next = key[at + match[0].length];
     const last = match[0][match[0].length - 1] ?? "";
     // `pw` and `pass` count only as a whole part (`pw`, `db_pass`), never inside a word (`passenger`).
-    if (/^(?:pw|pass)$/i.test(match[0]) && before !== undefined && /[a-z]/i.test(before) && !/[A-Z]/.test(match[0][0] ?? "")) continue;
+    if (
+      /^(?:pw|pass)$/i.test(match[0]) &&
+      before !== undefined &&
+      /[a-z]/i.test(before) &&
+      !/[A-Z]/.test(match[0][0] ?? "")
+    )
+      continue;
     if (next === undefined || /[_.\-0-9 ]/.test(next) || (/[a-z]/.test(last) && /[A-Z]/.test(next))) return true;
   }
   return false;
@@ -258,12 +265,15 @@ const schemePattern = /\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9._~+/=-]{8,})/g;
 
 // `scheme://user:password@host`, the user optional (`redis://:password@host`); the password may hold `@`
 // and `/`: it runs to the last `@` before the host.
-const urlCredentialPattern = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/?#@]*):(\S+)@(?=[A-Za-z0-9[][^\s@/]*(?:[/:?#\s"'`)]|$))/gi;
+const urlCredentialPattern =
+  /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/?#@]*):(\S+)@(?=[A-Za-z0-9[][^\s@/]*(?:[/:?#\s"'`)]|$))/gi;
 
 // netrc: `machine host login user password secret` (one line or several); `default login … password …`.
 const netrcPattern = /\b((?:machine\s+\S+|default)(?:\s+(?:login|account)\s+\S+)*\s+password\s+)(\S+)/g;
 // pgpass: `host:port:database:user:password`, one to a line.
-const pgpassPattern = /^([^\s:#]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:)(\S+)$/gm;
+// The host is a name, an address or `*` (a time such as `15:39:45.000+01:00` in a sentence is not a line).
+const pgpassPattern =
+  /^((?:[A-Za-z0-9_.-]*[A-Za-z][A-Za-z0-9_.-]*|\d{1,3}(?:\.\d{1,3}){3}|\*):(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:)(\S+)$/gm;
 
 // The ordinary written forms: "my password is hunter2", "the API key for staging: …", "pw = …", "mi
 // contraseña es …", "mot de passe : …", "Passwort: …", "пароль: …", "密码是 …", "パスワードは …",
@@ -373,10 +383,10 @@ export function redactSecrets(text: string): string {
     const value = written.replace(/(?:[.,;:!?]+|です|입니다)$/u, "");
     const rest = written.slice(value.length);
     return proseStopwords.test(value) ||
-    !looksLikePassword(value, true) ||
-    /^\d+(?:[.,]\d+)?$/.test(value) ||
-    // An unquoted word of small letters is a word of the sentence in any language ("A senha é obrigatória").
-    (/^\p{Ll}+$/u.test(value) && !/["'“«]\s*$/.test(words))
+      !looksLikePassword(value, true) ||
+      /^\d+(?:[.,]\d+)?$/.test(value) ||
+      // An unquoted word of small letters is a word of the sentence in any language ("A senha é obrigatória").
+      (/^\p{Ll}+$/u.test(value) && !/["'“«]\s*$/.test(words))
       ? match
       : `${words}${redactedMarker}${rest}`;
   };

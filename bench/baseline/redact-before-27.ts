@@ -71,7 +71,7 @@ function looksLikePassword(value: string, assigned: boolean): boolean {
   return true;
 }
 
-const secretKey = String.raw`[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|signing[_-]?key|credentials?|session[_-]?key)[A-Za-z0-9_.-]*`;
+const secretKey = `[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|signing[_-]?key|credentials?|session[_-]?key)[A-Za-z0-9_.-]*`;
 const passwordKey = /pass(?:word|wd|phrase)|pwd|secret/i;
 const secretWord =
   /password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|signing[_-]?key|credentials?|session[_-]?key/gi;

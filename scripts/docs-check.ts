@@ -53,6 +53,8 @@ export const otherLibraries: ReadonlySet<string> = new Set([
   "useLayoutEffect",
   "useId",
   "createRoot",
+  // LiteLLM's exception for a too-long request, named in docs/providers.md.
+  "ContextWindowExceededError",
   "ResizeObserver",
   "IntersectionObserver",
   "Element",

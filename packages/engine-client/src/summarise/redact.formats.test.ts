@@ -79,6 +79,9 @@ const samples: Record<string, string> = {
   "PlanetScale token": `pscale_tkn_${pick(alnum, 43)}`,
   "Supabase token": `sbp_${pick(hex, 40)}`,
   "Figma token": `figd_${pick(alnum, 40)}`,
+  "1Password service account token": `ops_eyJ${pick(b64, 180)}`,
+  "Docker personal access token": `dckr_pat_${pick(alnum, 27)}`,
+  "Vercel token": `vcp_${pick(alnum, 40)}`,
   "Netlify token": `nfp_${pick(alnum, 36)}`,
   "Pulumi token": `pul-${pick(hex, 40)}`,
   "Terraform Cloud token": `${pick(alnum, 14)}.atlasv1.${pick(alnum, 67)}`,
@@ -115,7 +118,7 @@ describe("redactSecrets on every format of its rule set", () => {
   });
 
   it("should list the context rules beside the formats", () => {
-    expect(redactedSecretKinds.length).toBe(secretFormats.length + 6);
+    expect(redactedSecretKinds.length).toBe(secretFormats.length + 8);
   });
 });
 

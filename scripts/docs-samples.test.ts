@@ -177,11 +177,7 @@ describe("the docs' TypeScript samples, read from the Markdown", () => {
       import("@conch/engine-client/mock"),
     ]);
     render(
-      createElement(ConversationProvider, {
-        engine: createMockEngine({}),
-        chatId: "thread",
-        children: createElement(Thread),
-      }),
+      createElement(ConversationProvider, { engine: createMockEngine({}), chatId: "thread" }, createElement(Thread)),
     );
     await waitFor(() => expect(document.querySelector("[data-nacre-context-meter]")).not.toBeNull());
   });

@@ -7,8 +7,8 @@
  * package, where `instanceof` would not. Never match on `message`.
  */
 import type { TurnProblem } from "./problems.js";
-import type { TooLongRefusal } from "./providers/recognise-too-long.js";
 import type { WireProblem } from "./protocol/wire.js";
+import type { TooLongRefusal } from "./providers/recognise-too-long.js";
 import type { ProblemAnswer } from "./server/problems.js";
 
 const registryPrefix = "conch.engine-client.error";

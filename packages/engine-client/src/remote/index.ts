@@ -1,3 +1,4 @@
+export { RemoteEngineError } from "../errors.js";
 export type {
   WireAbortResponse,
   WireCapabilities,
@@ -12,5 +13,4 @@ export type {
   WireTurnRequest,
 } from "../protocol/wire.js";
 export { protocolVersion } from "../protocol/wire.js";
-export { RemoteEngineError } from "../errors.js";
 export { createRemoteEngine, type RemoteEngine, type RemoteEngineOptions } from "./remote-engine.js";

@@ -67,6 +67,7 @@ export {
   type ChatMessage,
   emptyUsage,
   type MessagePart,
+  type MessageFinishReason,
   type MessageRole,
   type ModelInfo,
   messageText,

@@ -8,9 +8,12 @@ export { Command } from "cmdk";
 export {
   CommandMenu,
   type CommandMenuProps,
+  CommandMenuShortcut,
+  commandMenuShortcutLabel,
   CompactCommandItem,
   type CompactCommandItemProps,
   compactActionOf,
   compactUnavailableText,
+  isApplePlatform,
   isCommandMenuShortcut,
 } from "./command.js";

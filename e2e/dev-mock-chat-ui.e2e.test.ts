@@ -43,7 +43,6 @@ describe("the chat people expect, on pnpm dev:mock in Chromium", () => {
     page = await context.newPage();
     page.on("pageerror", (error) => pageErrors.push(String(error)));
     await page.goto(`${server.url}?theme=light`);
-    await waitUntilReady();
   });
   afterAll(async () => {
     await browser?.close();
@@ -51,6 +50,7 @@ describe("the chat people expect, on pnpm dev:mock in Chromium", () => {
   });
 
   it("should print the command menu's shortcut for the platform: Ctrl+K on Linux, ⌘K on a Mac", async () => {
+    await waitUntilReady();
     const header = page.locator(".demo-commands [data-nacre-command-menu-shortcut]");
     await expect.poll(() => header.textContent(), patient).toBe("Ctrl+K");
     await page.keyboard.press("Control+k");
@@ -60,7 +60,10 @@ describe("the chat people expect, on pnpm dev:mock in Chromium", () => {
     await dialog.waitFor({ state: "detached" });
 
     const mac = await context.newPage();
-    await mac.addInitScript(() => Object.defineProperty(Navigator.prototype, "platform", { get: () => "MacIntel" }));
+    await mac.addInitScript(() => {
+      Object.defineProperty(Navigator.prototype, "platform", { get: () => "MacIntel" });
+      Object.defineProperty(Navigator.prototype, "userAgentData", { get: () => ({ platform: "macOS" }) });
+    });
     await mac.goto(`${server.url}?theme=light`);
     await expect
       .poll(() => mac.locator(".demo-commands [data-nacre-command-menu-shortcut]").textContent(), patient)
@@ -80,7 +83,7 @@ describe("the chat people expect, on pnpm dev:mock in Chromium", () => {
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     expect(copied.length).toBeGreaterThan(0);
     // The Markdown as written, not the rendered text: the reply's own words are in it.
-    const firstWords = ((await reply.locator("[data-nacre-message-text]").first().innerText()) ?? "").slice(0, 20);
+    const firstWords = ((await reply.locator("[data-nacre-message-text]").first().textContent()) ?? "").slice(0, 20);
     expect(copied.replace(/[*_`#>\-\s]+/g, " ")).toContain(firstWords.replace(/[*_`#>\-\s]+/g, " ").trim());
     expect(seq).toBeGreaterThan(0);
   });
@@ -109,11 +112,11 @@ describe("the chat people expect, on pnpm dev:mock in Chromium", () => {
       (window as unknown as { seen: string[] }).seen = seen;
       new MutationObserver(() => {
         if (document.querySelector("[data-nacre-pending]") && !seen.includes("pending")) seen.push("pending");
-        const streaming = document.querySelector("[data-streaming] [data-nacre-stream-block]");
-        if (streaming && !seen.includes("words")) seen.push("words");
+        const text = document.querySelector("[data-streaming] [data-nacre-message-text]")?.textContent ?? "";
+        if (text && text !== "Writing…" && !seen.includes("words")) seen.push("words");
       }).observe(document.body, { childList: true, subtree: true });
     });
-    // The script's first step: a fold before the answer.
+    // The script's first step: a fold before the answer (the row stays while it runs).
     await sendAndWait("What is still open before we publish?");
     expect(await page.evaluate(() => (window as unknown as { seen: string[] }).seen)).toEqual(["pending", "words"]);
   });

@@ -130,7 +130,14 @@ describe("a person's message left unanswered after /compact cleared its too-long
   it("should offer Send again, which answers the message in place", async () => {
     const user = userEvent.setup();
     const engine = createMockEngine({
-      chats: { c: { messages: chatLogFrom([["a", "b"], ["c", "d"]]) } },
+      chats: {
+        c: {
+          messages: chatLogFrom([
+            ["a", "b"],
+            ["c", "d"],
+          ]),
+        },
+      },
       turns: [{ problem: tooLong }, { reply: "Now it fits." }],
     });
     const view = renderChat(

@@ -30,7 +30,7 @@ export const MessageListAnnouncer = forwardRef<HTMLDivElement, MessageListAnnoun
   { asChild, style, ...props },
   ref,
 ) {
-  const { messages, isLoading, status } = useConversation();
+  const { messages, isLoading, status, problem } = useConversation();
   const words = useNacreMessages();
   // The newest reply seen so far: only replies after it are announced.
   const seen = useRef<number | null>(null);
@@ -50,7 +50,7 @@ export const MessageListAnnouncer = forwardRef<HTMLDivElement, MessageListAnnoun
     if (text) setAnnouncement(words.replyAnnouncement({ text }));
   }, [isLoading, last, words]);
   // One word while the turn starts (not between the reply's end and the turn's): the pending row is for the eye.
-  const starting = status === "submitted" && last?.role !== "assistant";
+  const starting = (status === "submitted" || status === "compacting") && last?.role !== "assistant" && !problem;
   useEffect(() => {
     if (starting) setAnnouncement(words.pending);
   }, [starting, words]);

@@ -315,7 +315,7 @@ export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsPro
   // turn was stopped before a word); Continue under a reply cut off at the output limit or the window.
   const last = messages.at(-1);
   let turnEnd = null;
-  if (status === "submitted" && last?.role !== "assistant") {
+  if ((status === "submitted" || status === "compacting") && last?.role !== "assistant" && !problem) {
     // The live region says it once; the row is for the eye.
     turnEnd = (
       <li data-nacre-pending="" aria-hidden="true">

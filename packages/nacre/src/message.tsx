@@ -165,9 +165,7 @@ export const Message = memo(
             <>
               <span data-nacre-message-role="">{messages.roleLabel(message.role)}</span>
               {message.parts.map((part, index) => partView(part, index, message.role, messages, render))}
-              {ending ? (
-                <p data-nacre-message-ending="">{ending}</p>
-              ) : null}
+              {ending ? <p data-nacre-message-ending="">{ending}</p> : null}
               <MessageActions />
             </>
           )}
@@ -219,6 +217,7 @@ export const MessageCopy = forwardRef<HTMLButtonElement, MessageCopyProps>(funct
       value={(button) =>
         format === "text"
           ? [...(button.closest("[data-nacre-message]")?.querySelectorAll("[data-nacre-message-text]") ?? [])]
+              // biome-ignore lint/performance/useDomNodeTextContent: the text as shown (line breaks of blocks), on request only
               .map((text) => (text as HTMLElement).innerText)
               .join("\n\n")
           : message

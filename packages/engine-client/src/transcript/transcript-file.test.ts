@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { InvalidChatRecordError } from "./errors.js";
 import { sampleLog, sampleSummary } from "./testing/fixtures.js";
-import { buildTranscriptFile, decodeLogMessage, decodeTranscript, encodeTranscript, keptSeqs } from "./transcript-file.js";
+import {
+  buildTranscriptFile,
+  decodeLogMessage,
+  decodeTranscript,
+  encodeTranscript,
+  keptSeqs,
+} from "./transcript-file.js";
 
 describe("buildTranscriptFile", () => {
   describe("given kept log messages", () => {

@@ -6,9 +6,10 @@ import {
   HealthNotes,
   MessageList,
   RenderTextProvider,
+  useContextUsage,
   useConversation,
 } from "@conch/nacre";
-import { CommandMenu } from "@conch/nacre/command";
+import { CommandMenu, CommandMenuShortcut } from "@conch/nacre/command";
 import { renderMarkdown, renderMarkdownBlock } from "@conch/nacre/markdown";
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 
@@ -48,10 +49,13 @@ export interface ChatEntry {
   readonly title: string;
 }
 
-/** A window for the model menu: "8K" for 8,192 or 8,000, "200K"; "window unknown" when the provider does not say. */
+/**
+ * A window for the model menu, the figure the meter shows for the same model ("8,192 tokens"): never rounded to
+ * "8K", so that one model has one window on every page; "window unknown" when neither the engine nor the provider
+ * says.
+ */
 function windowLabel(context: number | undefined): string {
-  if (!context) return "window unknown";
-  return `${context % 1024 === 0 ? context / 1024 : Math.round(context / 1000)}K`;
+  return context ? `${context.toLocaleString("en")} tokens` : "window unknown";
 }
 
 /**
@@ -72,6 +76,8 @@ function SendWhenReady({ text, retrySeq, onSent }: { text: string; retrySeq?: nu
 
 function ChatHeader({ models, onSwitch }: { models: readonly ModelInfo[]; onSwitch: (model: ModelInfo) => void }) {
   const conversation = useConversation();
+  // The chat's own model: the window the engine works with (the meter's), which a refusal may have lowered.
+  const engineWindow = useContextUsage()?.window;
   return (
     <div className="demo-chat-header">
       <label>
@@ -85,7 +91,8 @@ function ChatHeader({ models, onSwitch }: { models: readonly ModelInfo[]; onSwit
         >
           {models.map((model) => (
             <option key={model.id} value={model.id}>
-              {model.displayName} ({windowLabel(model.context)})
+              {model.displayName} (
+              {windowLabel(model.id === conversation.model?.id ? (engineWindow ?? model.context) : model.context)})
             </option>
           ))}
         </select>
@@ -177,7 +184,7 @@ export function App({
             Context
           </button>
           <button type="button" className="demo-commands" onClick={() => setCommandsOpen(true)}>
-            Commands <kbd>⌘K</kbd>
+            Commands <CommandMenuShortcut />
           </button>
         </div>
       </header>

@@ -10,6 +10,7 @@ const stepText: Record<DemoStep, string> = {
   "quiet-retry": "a “too long” refusal healed by a quiet retry (see Health)",
   answer: "a plain answer",
   "too-long": "a “too long” problem card with one next step",
+  "cut-off": "a reply cut off at the output limit, with Continue",
 };
 
 function NextStep({ world }: { world: DemoWorld }) {

@@ -16,8 +16,11 @@ export const demoModels: readonly ModelInfo[] = [
   { id: "mock-large", displayName: "Mock Large", context: 32_000, ready: true, local: false, provider: "mock" },
 ];
 
-/** What the next typed turns do, in a cycle of four: a fold, a quiet retry, a plain answer, a "too long" refusal. */
-export const demoCycle = ["fold", "quiet-retry", "answer", "too-long"] as const;
+/**
+ * What the next typed turns do, in a cycle of five: a fold, a quiet retry, a plain answer, a "too long" refusal, a
+ * reply cut off at the output limit (then Continue answers it as a new turn).
+ */
+export const demoCycle = ["fold", "quiet-retry", "answer", "too-long", "cut-off"] as const;
 export type DemoStep = (typeof demoCycle)[number];
 
 function roughTokens(text: string): number {
@@ -132,7 +135,7 @@ function stepScript(
       return {
         healed: { provider: "mock", window: model.context ?? 8_000 },
         reply:
-          "The provider first refused this request as too long; it was shortened and sent again, quietly. Settings → Health keeps a note of it. Here is the answer.",
+          "The provider first refused this request as too long; it was shortened and sent again, quietly. The Health list beside the chat keeps a note of it. Here is the answer.",
       };
     case "answer":
       return {
@@ -156,6 +159,11 @@ function stepScript(
       };
     case "too-long":
       return { problem: scriptedTooLongProblem(model, models, input) };
+    case "cut-off":
+      return {
+        reply: `${model.displayName} reached its output limit in the middle of this answer: the steps so far are 1. set up the project, 2. write the commands, 3. test each`,
+        finishReason: "length",
+      };
     default:
       return step satisfies never;
   }
@@ -184,6 +192,8 @@ export function createDemoWorld(options: { transcript: DemoTranscript | null; de
       compactionDelayMs: delayMs * 24,
       chats,
       turns: (input) => {
+        // Continue goes on with the cut-off reply; the cycle waits.
+        if (input.continuation) return { reply: ", 4. publish. That is the whole list." };
         const step = demoCycle[typed % demoCycle.length] as DemoStep;
         typed += 1;
         for (const listener of listeners) listener();

@@ -81,7 +81,13 @@ describe("pnpm dev (the API engine and the fake provider) in Chromium", () => {
     await waitUntilReady();
     await expect.poll(() => modelSelect().inputValue(), patient).toBe("chat-8k");
     const options = await modelSelect().locator("option").allTextContents();
-    expect(options).toEqual(["Chat 8K (8K)", "Chat 32K (32K)", "Chat 200K (200K)", "Cheap (32K)"]);
+    // One window per model, the figure the meter shows: never rounded to "8K" here and 8,192 there.
+    expect(options).toEqual([
+      "Chat 8K (8,192 tokens)",
+      "Chat 32K (32,768 tokens)",
+      "Chat 200K (200,000 tokens)",
+      "Cheap (32,768 tokens)",
+    ]);
     await page.getByText("summarises long chats").waitFor();
     expect(await page.locator("[data-nacre-message]").count()).toBe(0);
     await expect.poll(() => footerStatus().textContent(), patient).toBe("The fake provider answers the next request.");

@@ -93,6 +93,11 @@ describe("Nacre's flows on pnpm dev:mock", () => {
   });
 
   it("should answer the message sent again from the card, and the card should go away", async () => {
+    // The message /compact left unanswered is sent again from its row (the script's cycle: a cut-off reply), then
+    // a fold, a quiet retry, a plain answer, and the too-long refusal.
+    await page.locator("[data-nacre-send-again]").click();
+    await page.locator("[data-nacre-continue]").waitFor(patient);
+    await waitUntilReady();
     for (const text of ["What is still open?", "List the modules.", "And the rate limiter?"]) await sendAndWait(text);
     await sendAndWait("Here is the whole 4,000-line build log, what failed?");
     await card().waitFor(patient);

@@ -17,7 +17,8 @@ export const Closed: Story = {
   play: async ({ canvasElement }) => {
     const line = within(canvasElement).getByRole("button", { name: /Earlier messages are summarised for Mock Large/ });
     await expect(line).toHaveAttribute("aria-expanded", "false");
-    await expect(line).toHaveTextContent("4 messages, about 1,880 tokens");
+    await expect(line).toHaveTextContent("4 messages");
+    await expect(line).not.toHaveTextContent(/tokens/);
   },
 };
 
@@ -28,6 +29,7 @@ export const Open: Story = {
     await expect(canvas.getByRole("button")).toHaveAttribute("aria-expanded", "true");
     await expect(canvas.getByText(/The person is reviewing the invoice export/)).toBeVisible();
     await expect(canvas.getByText("Written by mock-small")).toBeVisible();
+    await expect(canvas.getByText("Stands for about 1,880 tokens")).toBeVisible();
   },
 };
 

@@ -21,6 +21,11 @@ export interface TurnInput {
    * another model): it must be the log's last message and the person's. Default false.
    */
   readonly retry?: boolean;
+  /**
+   * The text is the host's fixed prompt to go on with a reply that was cut off, not the person's own words: the
+   * message is kept with `continuation: true` and never learned from. Default false.
+   */
+  readonly continuation?: boolean;
   /** Where this chat came from; routine runs and chats with other people are never learned from. */
   readonly origin?: "person" | "routine" | "group";
   /** Set when the chat read something untrusted (a web page, a file from elsewhere). */

@@ -1,5 +1,5 @@
 import type { ContextUsage } from "./engine.js";
-import type { ChatMessage, Usage } from "./messages.js";
+import type { ChatMessage, MessageFinishReason, Usage } from "./messages.js";
 import type { TurnProblem } from "./problems.js";
 
 /** Why a fold happened. */
@@ -91,7 +91,8 @@ export interface ToolCallEvent extends ChatEventBase {
 export interface MessageEndEvent extends ChatEventBase {
   readonly type: "message-end";
   readonly message: ChatMessage;
-  readonly finishReason: "stop" | "length" | "tool-calls" | "aborted" | "error";
+  /** How the message ended; the message carries it too (`message.finishReason`), so that the log keeps it. */
+  readonly finishReason: MessageFinishReason;
 }
 export interface UsageEvent extends ChatEventBase {
   readonly type: "usage";

@@ -70,6 +70,7 @@ export {
   addUsage,
   type ChatMessage,
   emptyUsage,
+  type MessageFinishReason,
   type MessagePart,
   type MessageRole,
   type ModelInfo,

@@ -51,6 +51,12 @@ export interface PicturePart {
 
 export type MessageRole = "user" | "assistant" | "tool";
 
+/**
+ * How an assistant message ended: `stop` (finished), `length` (cut off at the output limit or the window),
+ * `tool-calls` (it called tools), `aborted` (the person stopped it), `error` (a problem ended the turn).
+ */
+export type MessageFinishReason = "stop" | "length" | "tool-calls" | "aborted" | "error";
+
 export interface ChatMessage {
   /** The message's place in the chat's log, from 0, never reused. */
   readonly seq: number;
@@ -60,6 +66,13 @@ export interface ChatMessage {
   readonly model?: string;
   /** Milliseconds since the epoch. */
   readonly createdAt?: number;
+  /** An assistant message: how it ended. Absent in logs written before it was kept (then read as finished). */
+  readonly finishReason?: MessageFinishReason;
+  /**
+   * A person's message the host sent to go on with a cut-off reply (a fixed prompt, not the person's own words):
+   * never learned from.
+   */
+  readonly continuation?: boolean;
 }
 
 /** Token counts of one request (or the sum of several), as the provider reported them. */

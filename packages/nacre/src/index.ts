@@ -70,6 +70,10 @@ export {
 } from "./health-notes.js";
 export {
   Message,
+  MessageActions,
+  type MessageActionsProps,
+  MessageCopy,
+  type MessageCopyProps,
   type MessageProps,
   type RenderBlock,
   type RenderText,

@@ -22,15 +22,15 @@ export interface MessageListAnnouncerProps extends ComponentPropsWithoutRef<"div
 }
 
 /**
- * A polite live region that reads each reply once it is finished (never delta by delta, never the replies
- * already there when the chat loaded). Visually hidden. `role="status"`, `data-nacre-message-list-announcer`.
+ * A polite live region that says one word when a turn starts ("Working…"), then reads the reply once it is
+ * finished (never delta by delta, never the replies already there when the chat loaded). Visually hidden. `role="status"`, `data-nacre-message-list-announcer`.
  * `MessageList.Root` renders one unless given children.
  */
 export const MessageListAnnouncer = forwardRef<HTMLDivElement, MessageListAnnouncerProps>(function MessageListAnnouncer(
   { asChild, style, ...props },
   ref,
 ) {
-  const { messages, isLoading } = useConversation();
+  const { messages, isLoading, status, problem } = useConversation();
   const words = useNacreMessages();
   // The newest reply seen so far: only replies after it are announced.
   const seen = useRef<number | null>(null);
@@ -49,6 +49,11 @@ export const MessageListAnnouncer = forwardRef<HTMLDivElement, MessageListAnnoun
     const text = messageText(newestReply).trim();
     if (text) setAnnouncement(words.replyAnnouncement({ text }));
   }, [isLoading, last, words]);
+  // One word while the turn starts (not between the reply's end and the turn's): the pending row is for the eye.
+  const starting = (status === "submitted" || status === "compacting") && last?.role !== "assistant" && !problem;
+  useEffect(() => {
+    if (starting) setAnnouncement(words.pending);
+  }, [starting, words]);
   const Component = asChild ? Slot : "div";
   return (
     <Component

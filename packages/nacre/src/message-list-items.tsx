@@ -1,5 +1,5 @@
 "use client";
-import { type ChatMessage, newestTurnStart } from "@conch/engine-client";
+import { type ChatMessage, messageText, newestTurnStart } from "@conch/engine-client";
 import {
   type ComponentPropsWithoutRef,
   forwardRef,
@@ -11,7 +11,7 @@ import {
   useRef,
   useState,
 } from "react";
-import { useConversation, useStreamingMessage } from "./conversation.js";
+import { useConversation, useNacreMessages, useStreamingMessage } from "./conversation.js";
 import { composeRefs } from "./internal/primitives.js";
 import { Message, StreamingMessage } from "./message.js";
 import { MessageListContext } from "./message-list-control.js";
@@ -106,7 +106,8 @@ export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsPro
   },
   ref,
 ) {
-  const { engine, chatId, messages, firstKeptSeq, problem, compacting, summary, status } = useConversation();
+  const { engine, chatId, messages, firstKeptSeq, problem, compacting, summary, status, send } = useConversation();
+  const words = useNacreMessages();
   const list = useContext(MessageListContext);
   const element = useRef<HTMLOListElement | null>(null);
   const chat = `${engine.id}\u0000${chatId}`;
@@ -309,6 +310,38 @@ export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsPro
     return out;
   }, [messages, count, mountedFrom, window, dividerAt, problem, firstKeptSeq, renderMessage]);
 
+  // After the last message, when no reply is being written: a sign of work from the turn's start to the reply's
+  // first word; Send again under a person's message left unanswered (a fold cleared its too-long card, or the
+  // turn was stopped before a word); Continue under a reply cut off at the output limit or the window.
+  const last = messages.at(-1);
+  let turnEnd = null;
+  if ((status === "submitted" || status === "compacting") && last?.role !== "assistant" && !problem) {
+    // The live region says it once; the row is for the eye.
+    turnEnd = (
+      <li data-nacre-pending="" aria-hidden="true">
+        {words.pending}
+      </li>
+    );
+  } else if (status === "ready" && last && !problem && (last.role === "user" || last.finishReason === "length")) {
+    const continues = last.role !== "user";
+    turnEnd = (
+      <li data-nacre-turn-end-row="">
+        <button
+          type="button"
+          {...{ [continues ? "data-nacre-continue" : "data-nacre-send-again"]: "" }}
+          onClick={() =>
+            continues
+              ? send(words.continuePrompt, { continuation: true })
+              : // Answered in place: the message stays where it is, pictures and all.
+                send(messageText(last), { retrySeq: last.seq })
+          }
+        >
+          {continues ? words.continueReply : words.problemSendAgain}
+        </button>
+      </li>
+    );
+  }
+
   return (
     <ol
       data-nacre-message-items=""
@@ -317,6 +350,7 @@ export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsPro
       ref={composeRefs(ref, element)}
     >
       {groups}
+      {turnEnd}
       <StreamingRow lastSeq={lastSeq} />
       {children}
     </ol>

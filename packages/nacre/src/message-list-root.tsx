@@ -14,7 +14,7 @@ import { composeEventHandlers, composeRefs } from "./internal/primitives.js";
 import { MessageListAnnouncer } from "./message-list-announcer.js";
 import { MessageListContext, type MessageListControl, MessageListPinnedContext } from "./message-list-control.js";
 import { MessageListItems } from "./message-list-items.js";
-import { MessageListJumpToLatest } from "./message-list-jump.js";
+import { MessageListJumpToLatest, MessageListJumpToMemoryStart } from "./message-list-jump.js";
 import { scrollRowTo } from "./message-list-window.js";
 
 /** Within this many pixels of the bottom, the list follows new text. */
@@ -35,7 +35,8 @@ export interface MessageListRootProps extends ComponentPropsWithoutRef<"div"> {
 /**
  * The scrolling view of the chat; it follows new text while the person is at the bottom and stays put when
  * they scrolled up, and goes to the end when the person sends. Without children: `MessageList.Items`,
- * `MessageList.JumpToLatest` and `MessageList.Announcer`. Focusable, named "Messages". `data-nacre-message-list`, `data-pinned` while following.
+ * `MessageList.JumpToMemoryStart` (while the reader is away from the end), `MessageList.JumpToLatest` and
+ * `MessageList.Announcer`. Focusable, named "Messages". `data-nacre-message-list`, `data-pinned` while following.
  */
 export const MessageListRoot = forwardRef<HTMLDivElement, MessageListRootProps>(function MessageListRoot(
   { asChild, children, onScroll, ...props },
@@ -178,6 +179,8 @@ export const MessageListRoot = forwardRef<HTMLDivElement, MessageListRootProps>(
           {children ?? (
             <>
               <MessageListItems />
+              {/* While the reader is away from the end, both float over the list's bottom edge (nacre.css). */}
+              {pinned ? null : <MessageListJumpToMemoryStart />}
               <MessageListJumpToLatest />
               <MessageListAnnouncer />
             </>

@@ -241,6 +241,49 @@ describe("MessageList in Chromium", { timeout: 90_000 }, () => {
     });
   });
 
+  describe("given the reader scrolled up, in the list as it comes (nacre.css)", () => {
+    it("should float both jumps inside the list's visible box, taking no room at the end, and hide them at the end", async () => {
+      const summary: SummaryState = {
+        text: "The person asked how each part works.",
+        model: "mock-small",
+        firstKeptSeq: 300,
+        reason: "budget",
+        before: { messages: 400, tokens: 24_000 },
+        after: { messages: 100, tokens: 6_000 },
+        at: 0,
+      };
+      const list = mount(createMockEngine({ chats: { c: { messages: longLog(200), summary } } }));
+      await loaded(list, 400);
+      const heightAtEnd = list.scrollHeight;
+      expect(list.querySelector("[data-nacre-jump-to-latest], [data-nacre-jump-to-memory-start]")).toBeNull();
+      await readerScrollsTo(list, list.scrollTop - 1500);
+      const latest = await expect
+        .poll(() => list.querySelector("[data-nacre-jump-to-latest]"), { timeout: 30_000 })
+        .not.toBeNull()
+        .then(() => list.querySelector("[data-nacre-jump-to-latest]") as HTMLButtonElement);
+      expect(latest).toHaveAttribute("data-state", "visible");
+      const memory = list.querySelector("[data-nacre-jump-to-memory-start]") as HTMLButtonElement;
+      const box = list.getBoundingClientRect();
+      for (const button of [latest, memory]) {
+        const rect = button.getBoundingClientRect();
+        expect(rect.height).toBeGreaterThan(0);
+        expect(rect.top).toBeGreaterThanOrEqual(box.top);
+        expect(rect.bottom).toBeLessThanOrEqual(box.bottom);
+        // Over the list's bottom edge, where the eye looks.
+        expect(box.bottom - rect.bottom).toBeLessThan(100);
+      }
+      expect(memory.getBoundingClientRect().bottom).toBeLessThanOrEqual(latest.getBoundingClientRect().top);
+      expect(Math.abs(list.scrollHeight - heightAtEnd)).toBeLessThan(2);
+      act(() => latest.click());
+      await expect.poll(() => distanceFromBottom(list), { timeout: 30_000 }).toBeLessThan(60);
+      await expect
+        .poll(() => list.querySelector("[data-nacre-jump-to-latest], [data-nacre-jump-to-memory-start]"), {
+          timeout: 30_000,
+        })
+        .toBeNull();
+    });
+  });
+
   describe("given a folded chat, with Jump to where the model's memory starts", () => {
     it("should bring the divider to the top of the view", async () => {
       const summary: SummaryState = {

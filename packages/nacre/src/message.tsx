@@ -1,5 +1,11 @@
 "use client";
-import type { ChatMessage, MessagePart, MessageRole, StreamingMessageState } from "@conch/engine-client";
+import {
+  type ChatMessage,
+  type MessagePart,
+  type MessageRole,
+  messageText,
+  type StreamingMessageState,
+} from "@conch/engine-client";
 import { Slot } from "@radix-ui/react-slot";
 import {
   type ComponentPropsWithoutRef,
@@ -11,6 +17,7 @@ import {
   useMemo,
 } from "react";
 import { useNacreMessages } from "./conversation.js";
+import { CopyButton } from "./internal/copy-button.js";
 import { PlainText } from "./internal/plain-text.js";
 import { type StreamBlock, StreamingText } from "./message-list-stream.js";
 import type { NacreMessages } from "./messages.js";
@@ -125,9 +132,13 @@ function partView(part: MessagePart, index: number, role: MessageRole, messages:
   }
 }
 
+const MessageContext = createContext<ChatMessage | null>(null);
+
 /**
- * One message of the log: the role, then its parts (text through `renderText`, tool calls and results as
- * closed lines that open). `data-nacre-message`, `data-role`, `data-seq`, `data-folded`.
+ * One message of the log: the role, its parts (text through `renderText`, tool calls and results as closed
+ * lines that open), how a reply ended when it did not finish (cut off, stopped), then `MessageActions`.
+ * `data-nacre-message`, `data-role`, `data-seq`, `data-folded`, `data-nacre-cut-off` on a reply cut off at the
+ * output limit or the window. Parts inside (yours too) read the message from it.
  */
 export const Message = memo(
   forwardRef<HTMLLIElement, MessageProps>(function Message(
@@ -138,26 +149,87 @@ export const Message = memo(
     const contextRender = useRenderText();
     const render = renderText ?? contextRender;
     const Component = asChild ? Slot : "li";
+    const ending = message.finishReason ? messages.replyEnding(message.finishReason) : null;
     return (
       <Component
         data-nacre-message=""
         data-role={message.role}
         data-seq={message.seq}
         {...(folded ? { "data-folded": "" } : {})}
+        {...(message.finishReason === "length" ? { "data-nacre-cut-off": "" } : {})}
         {...props}
         ref={ref}
       >
-        {children ?? (
-          <>
-            <span data-nacre-message-role="">{messages.roleLabel(message.role)}</span>
-            {message.parts.map((part, index) => partView(part, index, message.role, messages, render))}
-          </>
-        )}
+        <MessageContext.Provider value={message}>
+          {children ?? (
+            <>
+              <span data-nacre-message-role="">{messages.roleLabel(message.role)}</span>
+              {message.parts.map((part, index) => partView(part, index, message.role, messages, render))}
+              {ending ? <p data-nacre-message-ending="">{ending}</p> : null}
+              <MessageActions />
+            </>
+          )}
+        </MessageContext.Provider>
       </Component>
     );
   }),
 );
 Message.displayName = "Message";
+
+export interface MessageActionsProps extends ComponentPropsWithoutRef<"div"> {
+  asChild?: boolean;
+}
+
+/**
+ * The message's actions, in its DOM always (nacre.css shows them on hover and focus, never mounts them then):
+ * `MessageCopy` unless given children. Inside a `Message`. `data-nacre-message-actions`.
+ */
+export const MessageActions = forwardRef<HTMLDivElement, MessageActionsProps>(function MessageActions(
+  { asChild, children, ...props },
+  ref,
+) {
+  const Component = asChild ? Slot : "div";
+  return (
+    <Component data-nacre-message-actions="" {...props} ref={ref}>
+      {children ?? <MessageCopy />}
+    </Component>
+  );
+});
+MessageActions.displayName = "MessageActions";
+
+export interface MessageCopyProps extends Omit<ComponentPropsWithoutRef<"button">, "value"> {
+  /** `markdown`: the text as written (Markdown for a model's reply); `text`: the text as shown. Default `markdown`. */
+  format?: "markdown" | "text";
+}
+
+/**
+ * Copies the message's text to the clipboard, then says "Copied" (`data-copied`) for two seconds. Inside a
+ * `Message`. `data-nacre-message-copy`.
+ */
+export const MessageCopy = forwardRef<HTMLButtonElement, MessageCopyProps>(function MessageCopy(
+  { format = "markdown", ...props },
+  ref,
+) {
+  const message = useContext(MessageContext);
+  return (
+    <CopyButton
+      data-nacre-message-copy=""
+      value={(button) =>
+        format === "text"
+          ? [...(button.closest("[data-nacre-message]")?.querySelectorAll("[data-nacre-message-text]") ?? [])]
+              // biome-ignore lint/performance/useDomNodeTextContent: the text as shown (line breaks of blocks), on request only
+              .map((text) => (text as HTMLElement).innerText)
+              .join("\n\n")
+          : message
+            ? messageText(message)
+            : ""
+      }
+      {...props}
+      ref={ref}
+    />
+  );
+});
+MessageCopy.displayName = "MessageCopy";
 
 export interface StreamingMessageProps extends ComponentPropsWithoutRef<"li"> {
   streaming: StreamingMessageState;

@@ -1,6 +1,7 @@
 import {
   defaultProblemTitle,
   type HealthNote,
+  type MessageFinishReason,
   type MessageRole,
   type NextStep,
   type TurnProblem,
@@ -22,11 +23,13 @@ export interface NacreMessages {
   summaryDividerLabel(values: { readonly model: string }): string;
   /** The divider's line when no model could write a summary (the turns were dropped). */
   summaryDividerDroppedLabel(values: { readonly model: string }): string;
-  /**
-   * How much the summary stands for: every message before the line, and the tokens the latest fold took
-   * out of each request. Default: "40 messages, about 1,880 tokens".
-   */
+  /** How many messages the summary stands for, on the line after its label. Default: "40 messages". */
   summaryDividerFolded(values: { readonly messages: number; readonly tokens: number }): string;
+  /**
+   * In the opened part, under the summary: the tokens the folds took out of each request (null: say nothing).
+   * Default: "Stands for about 1,880 tokens".
+   */
+  summaryDividerFoldedTokens(values: { readonly tokens: number }): string | null;
   /** While a fold runs. Default: "Summarising earlier messages…". */
   summaryDividerSummarising: string;
   /** Under the summary. Default: "Written by {model}". */
@@ -112,6 +115,14 @@ export interface NacreMessages {
   picture(values: { readonly name: string }): string;
   /** On a message being written. Default: "Writing…". */
   streaming: string;
+  /** The row (and the live region's one word) from the turn's start to the first word of the reply. Default: "Working…". */
+  pending: string;
+  /** Under a reply that did not finish: "Cut off" (`length`), "Stopped" (`aborted`); null for none. */
+  replyEnding(reason: MessageFinishReason): string | null;
+  /** The button under a cut-off reply. Default: "Continue". */
+  continueReply: string;
+  /** What Continue sends, as a new turn (never learned from). Default: "Continue". */
+  continuePrompt: string;
   /** A Markdown code block's copy button, before and after it copied. */
   codeCopy: string;
   codeCopied: string;
@@ -215,8 +226,8 @@ function roleLabel(role: MessageRole): string {
 export const defaultMessages: NacreMessages = {
   summaryDividerLabel: ({ model }) => `Earlier messages are summarised for ${model}`,
   summaryDividerDroppedLabel: ({ model }) => `Earlier messages are no longer read by ${model}`,
-  summaryDividerFolded: ({ messages, tokens }) =>
-    `${format(messages)} ${messages === 1 ? "message" : "messages"}${tokens > 0 ? `, about ${format(tokens)} tokens` : ""}`,
+  summaryDividerFolded: ({ messages }) => `${format(messages)} ${messages === 1 ? "message" : "messages"}`,
+  summaryDividerFoldedTokens: ({ tokens }) => (tokens > 0 ? `Stands for about ${format(tokens)} tokens` : null),
   summaryDividerSummarising: "Summarising earlier messages…",
   summaryDividerWrittenBy: ({ model }) => `Written by ${model}`,
   summaryDividerNoSummary:
@@ -293,6 +304,10 @@ export const defaultMessages: NacreMessages = {
         }`,
   picture: ({ name }) => `[picture: ${name}]`,
   streaming: "Writing…",
+  pending: "Working…",
+  replyEnding: (reason) => (reason === "length" ? "Cut off" : reason === "aborted" ? "Stopped" : null),
+  continueReply: "Continue",
+  continuePrompt: "Continue",
   codeCopy: "Copy",
   codeCopied: "Copied",
   imageNotLoaded: ({ alt, host }) =>

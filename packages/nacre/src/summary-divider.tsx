@@ -143,6 +143,8 @@ export const SummaryDividerContent = forwardRef<HTMLDivElement, SummaryDividerCo
     const data = useDivider("Content");
     const messages = useNacreMessages();
     const summary = data.summary;
+    // The tokens belong beside what they measure: the summary that stands in for them.
+    const tokens = messages.summaryDividerFoldedTokens({ tokens: data.foldedTokens });
     return (
       <Collapsible.Content data-nacre-summary-divider-content="" {...props} ref={ref}>
         {children ??
@@ -156,6 +158,7 @@ export const SummaryDividerContent = forwardRef<HTMLDivElement, SummaryDividerCo
                   {messages.summaryDividerWrittenBy({ model: summary.modelName ?? summary.model })}
                 </p>
               ) : null}
+              {tokens ? <p data-nacre-summary-divider-tokens="">{tokens}</p> : null}
             </>
           ) : null)}
       </Collapsible.Content>

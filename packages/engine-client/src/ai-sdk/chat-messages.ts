@@ -47,8 +47,12 @@ export function nacreChatMessages(snapshot: Pick<ChatSnapshot, "messages" | "sum
         break;
       case "assistant": {
         const current = answerFor(message.seq);
-        if (message.model)
-          current.message.metadata = { ...current.message.metadata, seq: lastUserSeq, model: message.model };
+        current.message.metadata = {
+          ...current.message.metadata,
+          seq: lastUserSeq,
+          ...(message.model ? { model: message.model } : {}),
+          ...(message.finishReason ? { finishReason: message.finishReason } : {}),
+        };
         current.parts.push({ type: "step-start" });
         for (const part of message.parts) {
           switch (part.type) {

@@ -90,7 +90,7 @@ describe.each(readers)("the turn mapper read by %s's readUIMessageStream", (_ver
 
     expect(message.id).toBe("nacre-answer-6");
     expect(message.role).toBe("assistant");
-    expect(message.metadata).toEqual({ seq: 6, lastSeq: 7, model: "chat", usage });
+    expect(message.metadata).toEqual({ seq: 6, lastSeq: 7, model: "chat", finishReason: "stop", usage });
     const folds = message.parts.filter((part) => part.type === "data-nacre-fold");
     expect(folds).toEqual([
       { type: "data-nacre-fold", id: expect.any(String), data: { status: "compacted", reason: "budget", summary } },
@@ -228,6 +228,26 @@ describe.each(readers)("the turn mapper read by %s's readUIMessageStream", (_ver
     expect(second.parts[2]).toMatchObject({ state: "output-available", output: "12°C" });
   });
 
+  it("should finish a turn whose answer was cut off with length, and keep how it ended in the metadata", async () => {
+    const chunks = chunksOf([
+      { type: "turn-start", chatId, message: textMessage(2, "user", "List every country") },
+      { type: "message-start", chatId, seq: 3, role: "assistant", model: "chat" },
+      { type: "text-delta", chatId, seq: 3, delta: "Albania, Andorra" },
+      {
+        type: "message-end",
+        chatId,
+        message: textMessage(3, "assistant", "Albania, Andorra", { model: "chat", finishReason: "length" }),
+        finishReason: "length",
+      },
+      { type: "turn-end", chatId, seq: 2, status: "done", usage },
+    ]);
+    expect(chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "length" });
+
+    const message = await lastMessage(read, chunks);
+
+    expect(message.metadata).toMatchObject({ seq: 2, lastSeq: 3, finishReason: "length" });
+  });
+
   it("should keep what an aborted answer wrote and end on abort", async () => {
     const chunks = chunksOf([
       { type: "turn-start", chatId, message: textMessage(4, "user", "Tell me a long story") },
@@ -246,6 +266,6 @@ describe.each(readers)("the turn mapper read by %s's readUIMessageStream", (_ver
     const message = await lastMessage(read, chunks);
 
     expect(message.parts.at(-1)).toMatchObject({ type: "text", text: "Once upon" });
-    expect(message.metadata).toMatchObject({ seq: 4, lastSeq: 5 });
+    expect(message.metadata).toMatchObject({ seq: 4, lastSeq: 5, finishReason: "aborted" });
   });
 });

@@ -1,5 +1,5 @@
 import type { InferUIMessageChunk } from "ai";
-import type { EngineEvent } from "../events.js";
+import type { EngineEvent, MessageEndEvent } from "../events.js";
 import { answerMessageId, type NacreFoldData, type NacreMessageMetadata, type NacreUIMessage } from "./ui-message.js";
 
 /** A chunk of the AI SDK's UI message stream, typed for {@link NacreUIMessage}. */
@@ -38,6 +38,8 @@ export function createTurnChunkMapper(options: TurnChunkMapperOptions = {}): Tur
   let blocks = 0;
   let folds = 0;
   let foldId: string | null = null;
+  // How the turn's last message ended: a turn that is done on a cut-off message finishes with `length`.
+  let lastFinish: MessageEndEvent["finishReason"] | null = null;
 
   function start(seq: number): NacreUIMessageChunk[] {
     if (started) return [];
@@ -124,8 +126,13 @@ export function createTurnChunkMapper(options: TurnChunkMapperOptions = {}): Tur
       }
       case "message-end": {
         const chunks = [...begin(event.message.seq), ...close(), { type: "finish-step" as const }];
+        lastFinish = event.finishReason;
         chunks.push(
-          metadata({ lastSeq: event.message.seq, ...(event.message.model ? { model: event.message.model } : {}) }),
+          metadata({
+            lastSeq: event.message.seq,
+            ...(event.message.model ? { model: event.message.model } : {}),
+            finishReason: event.finishReason,
+          }),
         );
         return chunks;
       }
@@ -162,7 +169,11 @@ export function createTurnChunkMapper(options: TurnChunkMapperOptions = {}): Tur
             chunks.push(metadata(turnMetadata), { type: "abort", reason: "aborted" });
             return chunks;
           case "done":
-            chunks.push({ type: "finish", finishReason: "stop", messageMetadata: turnMetadata });
+            chunks.push({
+              type: "finish",
+              finishReason: lastFinish === "length" ? "length" : "stop",
+              messageMetadata: turnMetadata,
+            });
             return chunks;
           case "tool-calls":
             chunks.push({ type: "finish", finishReason: "tool-calls", messageMetadata: turnMetadata });

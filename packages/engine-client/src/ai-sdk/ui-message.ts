@@ -1,7 +1,7 @@
 import type { UIMessage } from "ai";
 import type { ContextUsage } from "../engine.js";
 import type { CompactionReason, CompactionSkippedEvent, HealthNote, SummaryState } from "../events.js";
-import type { Usage } from "../messages.js";
+import type { MessageFinishReason, Usage } from "../messages.js";
 import type { TurnProblem } from "../problems.js";
 
 /**
@@ -15,6 +15,8 @@ export type NacreMessageMetadata = {
   readonly lastSeq?: number;
   /** The model that wrote the answer. */
   readonly model?: string;
+  /** How the answer's last message ended (`length`: cut off at the output limit or the window). */
+  readonly finishReason?: MessageFinishReason;
   /** The turn's usage, summarising included. */
   readonly usage?: Usage;
   /** How much of the window the next request will use, as the engine computed it at the turn's end. */

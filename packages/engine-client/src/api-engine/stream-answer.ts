@@ -131,10 +131,10 @@ export async function keepAnswer(
   finishReason: EngineEventOf<"message-end">["finishReason"],
 ): Promise<void> {
   const { parts, rt, answer, tally } = attempt;
-  const message = answer.message(parts.now());
+  const message = answer.message(parts.now(), finishReason);
   const kept = [...tally.kept, message];
   await storeAnswer(parts, rt, message, kept);
   rt.log.push(message);
   tally.kept = kept;
-  answer.end(message, finishReason);
+  answer.end(message);
 }

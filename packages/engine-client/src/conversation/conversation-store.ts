@@ -65,6 +65,8 @@ export interface SendOptions {
    * last message (a retry after a turn problem). Otherwise the text is sent as a new message.
    */
   readonly retrySeq?: number;
+  /** The text is the host's fixed prompt to continue a cut-off reply, not the person's words: never learned from. */
+  readonly continuation?: boolean;
 }
 
 const idle: ConversationActivity = {
@@ -129,6 +131,7 @@ export class ConversationStore {
         ...(retry ? { retry: true } : {}),
         text,
         ...(options.attachments ? { attachments: options.attachments } : {}),
+        ...(options.continuation ? { continuation: true } : {}),
         abortSignal,
       });
     });

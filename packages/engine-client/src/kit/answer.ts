@@ -1,5 +1,4 @@
-import type { EngineEventOf } from "../events.js";
-import type { ChatMessage, MessagePart } from "../messages.js";
+import type { ChatMessage, MessageFinishReason, MessagePart } from "../messages.js";
 import type { Turn } from "./turn-runner.js";
 
 /** The assistant message being written in a turn: its parts, and the events that say so. */
@@ -14,10 +13,10 @@ export interface Answer {
   /** Reasoning; a signature (delta "") completes the last part; redacted reasoning is kept, never shown. */
   thinking(delta: string, extra?: { readonly signature?: string; readonly redacted?: boolean }): void;
   toolCall(call: { readonly id: string; readonly name: string; readonly arguments: string }): void;
-  /** The message as the log keeps it (an empty text when nothing was written). */
-  message(createdAt: number): ChatMessage;
-  /** Sends `message-end` for a message now in the log. */
-  end(message: ChatMessage, finishReason: EngineEventOf<"message-end">["finishReason"]): void;
+  /** The message as the log keeps it (an empty text when nothing was written), with how it ended. */
+  message(createdAt: number, finishReason: MessageFinishReason): ChatMessage;
+  /** Sends `message-end` for a message now in the log, with the reason the message carries. */
+  end(message: ChatMessage): void;
 }
 
 /** The answer to a turn, at `turn.input.seq + 1`, written by `model`. */
@@ -70,17 +69,18 @@ export function createAnswer(turn: Turn, model: string): Answer {
       parts.push({ type: "tool-call", id: call.id, name: call.name, arguments: call.arguments });
       turn.send({ type: "tool-call", chatId, seq, id: call.id, name: call.name, arguments: call.arguments });
     },
-    message(createdAt) {
+    message(createdAt, finishReason) {
       return {
         seq,
         role: "assistant",
         parts: parts.length > 0 ? [...parts] : [{ type: "text", text: "" }],
         model,
         createdAt,
+        finishReason,
       };
     },
-    end(message, finishReason) {
-      turn.send({ type: "message-end", chatId, message, finishReason });
+    end(message) {
+      turn.send({ type: "message-end", chatId, message, finishReason: message.finishReason ?? "stop" });
     },
   };
   return answer;

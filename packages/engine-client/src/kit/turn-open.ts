@@ -35,6 +35,7 @@ export function openTurn(input: TurnInput, log: readonly ChatMessage[], now: () 
         role: "user",
         parts: [{ type: "text", text: input.text }, ...(input.attachments ?? [])],
         createdAt: now(),
+        ...(input.continuation ? { continuation: true } : {}),
       };
   return { message, retrying: false };
 }

@@ -24,6 +24,15 @@ describe("personWordsBetween", () => {
     ]);
     expect(personWordsBetween(log, 1, 7).map((words) => words.seq)).toEqual([2, 4]);
   });
+
+  it("should leave out a host's prompt to continue a cut-off reply", () => {
+    const continued = [
+      ...log,
+      { seq: 7, role: "user" as const, parts: [{ type: "text" as const, text: "Continue" }], continuation: true },
+      { seq: 8, role: "user" as const, parts: [{ type: "text" as const, text: "Thanks, that is all." }] },
+    ];
+    expect(personWordsBetween(continued, 6, 9)).toEqual([{ seq: 8, text: "Thanks, that is all." }]);
+  });
 });
 
 describe("learnBeforeFold", () => {

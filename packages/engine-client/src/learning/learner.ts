@@ -45,11 +45,14 @@ export interface LearningState {
 
 export const initialLearningState: LearningState = Object.freeze({ readUntil: 0, learned: Object.freeze([]) });
 
-/** The person's own words in `[fromSeq, untilSeq)`: only `user` messages' text, never the model's or a tool's. */
+/**
+ * The person's own words in `[fromSeq, untilSeq)`: only `user` messages' text, never the model's or a tool's, nor
+ * a host's prompt to continue a cut-off reply (`continuation`).
+ */
 export function personWordsBetween(log: readonly ChatMessage[], fromSeq: number, untilSeq: number): PersonWords[] {
   const words: PersonWords[] = [];
   for (const message of log) {
-    if (message.seq < fromSeq || message.seq >= untilSeq || message.role !== "user") continue;
+    if (message.seq < fromSeq || message.seq >= untilSeq || message.role !== "user" || message.continuation) continue;
     const text = messageText(message).trim();
     if (text !== "") words.push({ seq: message.seq, text });
   }

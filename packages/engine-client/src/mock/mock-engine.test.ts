@@ -66,8 +66,25 @@ describe("createMockEngine", () => {
       const chat = await engine.loadChat("c");
       expect(chat.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
       expect(chat.messages[1]?.parts).toEqual([{ type: "text", text: "abcdef" }]);
+      expect(chat.messages[1]?.finishReason).toBe("aborted");
       // The chat goes on at the next seq.
       await engine.sendTurn({ chatId: "c", seq: 2, text: "again" }).done;
+    });
+  });
+
+  describe("given a reply scripted to end at the output limit", () => {
+    it("should end its message with length, on the event and on the message the log keeps", async () => {
+      const engine = createMockEngine({ turns: [{ reply: "The list goes on and", finishReason: "length" }, {}] });
+      const events = await collect(engine.sendTurn({ chatId: "c", seq: 0, text: "List them all" }));
+      expect(events.find((event) => event.type === "message-end")).toMatchObject({
+        finishReason: "length",
+        message: { seq: 1, finishReason: "length" },
+      });
+      expect(events.at(-1)).toMatchObject({ type: "turn-end", status: "done" });
+      await engine.sendTurn({ chatId: "c", seq: 2, text: "Continue", continuation: true }).done;
+      const chat = await engine.loadChat("c");
+      expect(chat.messages.map((message) => message.finishReason)).toEqual([undefined, "length", undefined, "stop"]);
+      expect(chat.messages[2]).toMatchObject({ role: "user", continuation: true });
     });
   });
 

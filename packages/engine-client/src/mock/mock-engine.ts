@@ -203,9 +203,9 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
         await delay(delayMs, signal);
         answer.text(piece);
       }
-      const message = keptAnswer(answer.message(now()));
+      const message = keptAnswer(answer.message(now(), scripted.finishReason ?? "stop"));
       chat.messages.push(message);
-      answer.end(message, "stop");
+      answer.end(message);
       usage = {
         inputTokens: scripted.usage?.inputTokens ?? contextUsage(chat).usedTokens,
         outputTokens: scripted.usage?.outputTokens ?? roughTokens(writtenText(message)),
@@ -217,9 +217,9 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
       if (!isAbortError(error)) throw error;
       // What was already written stays in the log, marked as cut short.
       if (answer.parts.length > 0) {
-        const message = keptAnswer(answer.message(now()));
+        const message = keptAnswer(answer.message(now(), "aborted"));
         chat.messages.push(message);
-        answer.end(message, "aborted");
+        answer.end(message);
       }
       return await endTurn(turn, chat, "aborted", usage, ending);
     }

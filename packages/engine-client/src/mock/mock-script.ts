@@ -8,6 +8,8 @@ import type { TurnProblem } from "../problems.js";
 export interface MockTurnScript {
   /** The reply, streamed in chunks. Default: a short deterministic answer naming the person's words. */
   readonly reply?: string;
+  /** How the reply ends: `length` plays a reply cut off at the output limit. Default `stop`. */
+  readonly finishReason?: "stop" | "length";
   /** Reasoning streamed before the reply. */
   readonly thinking?: string;
   /** Play a fold before answering: `compacting`, then `compacted` with this summary. */

@@ -26,6 +26,7 @@ export const turnRequestSchema: z.ZodType<WireTurnRequest> = z.strictObject({
   attachments: z.array(pictureSchema).max(50).optional(),
   toolResults: z.array(toolResultSchema).max(200).optional(),
   retry: z.boolean().optional(),
+  continuation: z.boolean().optional(),
   origin: z.enum(["person", "routine", "group"]).optional(),
   untrusted: z.boolean().optional(),
   model: modelSchema.optional(),

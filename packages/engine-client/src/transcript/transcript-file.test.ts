@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { InvalidChatRecordError } from "../errors.js";
 import { sampleLog, sampleSummary } from "./testing/fixtures.js";
-import { buildTranscriptFile, decodeTranscript, encodeTranscript, keptSeqs } from "./transcript-file.js";
+import {
+  buildTranscriptFile,
+  decodeLogMessage,
+  decodeTranscript,
+  encodeTranscript,
+  keptSeqs,
+} from "./transcript-file.js";
 
 describe("buildTranscriptFile", () => {
   describe("given kept log messages", () => {
@@ -117,6 +123,19 @@ describe("encodeTranscript and decodeTranscript", () => {
           expect(InvalidChatRecordError.isInstance(error)).toBe(true);
         }
       }
+    });
+  });
+});
+
+describe("decodeLogMessage", () => {
+  describe("given how a reply ended, as this version writes it or a later one might", () => {
+    it("should keep a known reason and leave out one it does not know, reading the message still", () => {
+      const cutOff = { seq: 4, role: "assistant", parts: [{ type: "text", text: "and" }], finishReason: "length" };
+      expect(decodeLogMessage(cutOff, 4)).toEqual({ ok: true, message: cutOff });
+      const later = decodeLogMessage({ ...cutOff, finishReason: "paused-by-later-version" }, 4);
+      expect(later.ok).toBe(true);
+      expect(later.ok && later.message.finishReason).toBeUndefined();
+      expect(later.ok && later.message.parts).toEqual(cutOff.parts);
     });
   });
 });

@@ -73,6 +73,9 @@ const messageFields = {
   parts: z.array(partSchema),
   model: z.string().optional(),
   createdAt: z.number().optional(),
+  // A reason this reader does not know is left out, not an unreadable message: a newer writer may add one.
+  finishReason: z.enum(["stop", "length", "tool-calls", "aborted", "error"]).optional().catch(undefined),
+  continuation: z.boolean().optional().catch(undefined),
 };
 
 const transcriptMessageSchema = z.looseObject(messageFields);

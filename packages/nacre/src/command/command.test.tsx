@@ -8,7 +8,7 @@ import { Command } from "cmdk";
 import { type ReactNode, useState } from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ConversationProvider } from "../conversation.js";
-import { CommandMenu, CompactCommandItem, isCommandMenuShortcut } from "./command.js";
+import { CommandMenu, CompactCommandItem, commandMenuShortcutLabel, isCommandMenuShortcut } from "./command.js";
 
 function threeTurnLog() {
   return chatLogFrom([
@@ -62,6 +62,25 @@ describe("CommandMenu", () => {
       await waitFor(() => expect(screen.getByRole("combobox")).toHaveFocus());
       await user.keyboard(keys);
       await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+    });
+  });
+
+  describe.each([
+    ["an Apple platform", "MacIntel", "⌘K"],
+    ["an iPad", "iPad", "⌘K"],
+    ["Linux", "Linux x86_64", "Ctrl+K"],
+    ["Windows", "Win32", "Ctrl+K"],
+  ])("on %s", (_name, platform, label) => {
+    it(`should print its shortcut as ${label}`, async () => {
+      vi.spyOn(navigator, "platform", "get").mockReturnValue(platform);
+      try {
+        expect(commandMenuShortcutLabel()).toBe(label);
+        renderIn(threeTurns(), <CommandMenu defaultOpen />);
+        const dialog = await screen.findByRole("dialog", { name: "Command menu" });
+        expect(dialog.querySelector("[data-nacre-command-menu-shortcut]")).toHaveTextContent(label);
+      } finally {
+        vi.restoreAllMocks();
+      }
     });
   });
 

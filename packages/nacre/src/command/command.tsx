@@ -1,7 +1,7 @@
 "use client";
 import type { CompactResult } from "@conch/engine-client";
 import { Command } from "cmdk";
-import { type ComponentPropsWithoutRef, forwardRef, type ReactNode, useEffect, useId } from "react";
+import { type ComponentPropsWithoutRef, forwardRef, type ReactNode, useEffect, useId, useState } from "react";
 import {
   type CompactUnavailableReason,
   type Conversation,
@@ -117,9 +117,38 @@ export function isCommandMenuShortcut(
   return (event.metaKey || event.ctrlKey) && !event.altKey && !event.shiftKey && event.key.toLowerCase() === "k";
 }
 
+/** Whether this is an Apple platform, where the menu's shortcut is ⌘K (elsewhere Ctrl+K). */
+export function isApplePlatform(): boolean {
+  if (typeof navigator === "undefined") return false;
+  const platform =
+    (navigator as Navigator & { userAgentData?: { platform?: string } }).userAgentData?.platform ?? navigator.platform;
+  return /mac|iphone|ipad|ipod/i.test(platform);
+}
+
+/** The command menu's shortcut as this platform prints it: "⌘K" on Apple platforms, "Ctrl+K" elsewhere. */
+export function commandMenuShortcutLabel(apple: boolean = isApplePlatform()): string {
+  return apple ? "⌘K" : "Ctrl+K";
+}
+
+/**
+ * The command menu's shortcut for this platform, in a `<kbd>` (`data-nacre-command-menu-shortcut`): print it
+ * wherever the app says how to open the menu. Empty on the server's render, filled once in the browser.
+ */
+export function CommandMenuShortcut(props: ComponentPropsWithoutRef<"kbd">) {
+  const [label, setLabel] = useState("");
+  useEffect(() => setLabel(commandMenuShortcutLabel()), []);
+  return (
+    <kbd data-nacre-command-menu-shortcut="" {...props}>
+      {props.children ?? label}
+    </kbd>
+  );
+}
+CommandMenuShortcut.displayName = "CommandMenuShortcut";
+
 /**
  * A ready command palette (cmdk `Command.Dialog`) that opens on ⌘K / Ctrl+K and offers
- * "Summarise the start of this chat", plus the app's own items. Escape closes it.
+ * "Summarise the start of this chat", plus the app's own items; it prints its shortcut for this platform
+ * (`CommandMenuShortcut`). Escape closes it.
  * `open`/`defaultOpen`/`onOpenChange`; `data-nacre-command-menu` on the palette.
  */
 export function CommandMenu({
@@ -158,7 +187,10 @@ export function CommandMenu({
       {...(overlayClassName ? { overlayClassName } : {})}
       {...(container ? { container } : {})}
     >
-      <Command.Input placeholder={messages.commandMenuPlaceholder} aria-label={messages.commandMenuPlaceholder} />
+      <div data-nacre-command-menu-header="">
+        <Command.Input placeholder={messages.commandMenuPlaceholder} aria-label={messages.commandMenuPlaceholder} />
+        {shortcut ? <CommandMenuShortcut aria-hidden="true" /> : null}
+      </div>
       <Command.List>
         <Command.Empty>{messages.commandMenuEmpty}</Command.Empty>
         <Command.Group heading={messages.commandMenuGroup}>

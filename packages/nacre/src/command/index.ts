@@ -8,9 +8,12 @@ export { Command } from "cmdk";
 export {
   CommandMenu,
   type CommandMenuProps,
+  CommandMenuShortcut,
   CompactCommandItem,
   type CompactCommandItemProps,
+  commandMenuShortcutLabel,
   compactActionOf,
   compactUnavailableText,
+  isApplePlatform,
   isCommandMenuShortcut,
 } from "./command.js";

@@ -1,6 +1,6 @@
 "use client";
-import { type ComponentPropsWithoutRef, forwardRef, type ReactNode, useEffect, useState } from "react";
-import { useNacreMessages } from "../conversation.js";
+import { type ComponentPropsWithoutRef, forwardRef, type ReactNode } from "react";
+import { CopyButton } from "../internal/copy-button.js";
 
 export interface CodeBlockProps extends ComponentPropsWithoutRef<"div"> {
   /** The code, as text. */
@@ -20,26 +20,11 @@ export const CodeBlock = forwardRef<HTMLDivElement, CodeBlockProps>(function Cod
   { code, language, children, ...props },
   ref,
 ) {
-  const messages = useNacreMessages();
-  const [copied, setCopied] = useState(false);
-  useEffect(() => {
-    if (!copied) return;
-    const timer = setTimeout(() => setCopied(false), 2_000);
-    return () => clearTimeout(timer);
-  }, [copied]);
-  const copy = () => {
-    navigator.clipboard?.writeText(code).then(
-      () => setCopied(true),
-      () => setCopied(false),
-    );
-  };
   return (
     <div data-nacre-code-block="" {...(language ? { "data-language": language } : {})} {...props} ref={ref}>
       <div data-nacre-code-header="">
         {language ? <span data-nacre-code-language="">{language}</span> : null}
-        <button type="button" data-nacre-code-copy="" {...(copied ? { "data-copied": "" } : {})} onClick={copy}>
-          {copied ? messages.codeCopied : messages.codeCopy}
-        </button>
+        <CopyButton data-nacre-code-copy="" value={() => code} />
       </div>
       <pre>
         <code {...(language ? { "data-language": language } : {})}>{children ?? code}</code>

@@ -4,7 +4,7 @@ import type { TranscriptFile } from "../transcript-file.js";
 
 /**
  * A log with every kind of part: the person's words, thinking with a signature and redacted thinking, a tool
- * call and its result, and a picture with its bytes.
+ * call and its result, a picture with its bytes, and how each reply ended (the last one cut off).
  */
 export function sampleLog(): ChatMessage[] {
   return [
@@ -23,6 +23,7 @@ export function sampleLog(): ChatMessage[] {
         { type: "thinking", text: "", redacted: true, signature: "RWRhY3RlZA==" },
         { type: "tool-call", id: "call_1", name: "weather", arguments: '{"city":"Lisbon","days":3}' },
       ],
+      finishReason: "tool-calls",
     },
     {
       seq: 2,
@@ -37,7 +38,13 @@ export function sampleLog(): ChatMessage[] {
         { type: "picture", name: "tram.png", mediaType: "image/png", data: "iVBORw0KGgo=" },
       ],
     },
-    { seq: 4, role: "assistant", model: "claude-x", parts: [{ type: "text", text: "That is tram 28." }] },
+    {
+      seq: 4,
+      role: "assistant",
+      model: "claude-x",
+      parts: [{ type: "text", text: "That is tram 28." }],
+      finishReason: "length",
+    },
   ];
 }
 

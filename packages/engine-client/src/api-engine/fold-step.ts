@@ -8,7 +8,7 @@ import { learnBeforeFold } from "../learning/learner.js";
 import { emptyUsage, type Usage } from "../messages.js";
 import { summariseFolded, summaryLeftOutNote } from "../summarise/summariser.js";
 import type { ChatCache } from "./chat-loading.js";
-import { savesTurnsWhole, saveTranscript } from "./chat-loading.js";
+import { logBetween, savesTurnsWhole, saveTranscript } from "./chat-loading.js";
 import { type ChatRuntime, keptFromLog } from "./chat-state.js";
 import type { EngineParts } from "./engine-parts.js";
 import { planFor, type Sizing } from "./sizing.js";
@@ -157,18 +157,26 @@ function startLearning(context: FoldContext, rt: ChatRuntime, untilSeq: number):
   const learner = parts.options.learner;
   if (!learner) return;
   const reading = chats.reading(rt.chatId);
-  // The words are still in the log if this is slow or fails.
-  void learnBeforeFold({
-    learner,
-    chatId: rt.chatId,
-    log: [...rt.log],
-    state: rt.learning,
-    untilSeq,
-    origin: rt.origin,
-    untrusted: rt.untrusted,
-    autoRemember: parts.options.autoRemember ?? true,
-    now: parts.now,
-  })
+  const held = [...rt.log];
+  const state = rt.learning;
+  // The person's words since the learner last read: the log held starts at the kept part, so words the learner
+  // has not read before it (an answer it never gave) are read from the store. They are still in the log if this
+  // is slow or fails.
+  const heldFrom = held[0]?.seq ?? untilSeq;
+  void logBetween(parts, rt.chatId, state.readUntil, Math.min(heldFrom, untilSeq))
+    .then((earlier) =>
+      learnBeforeFold({
+        learner,
+        chatId: rt.chatId,
+        log: [...earlier, ...held],
+        state,
+        untilSeq,
+        origin: rt.origin,
+        untrusted: rt.untrusted,
+        autoRemember: parts.options.autoRemember ?? true,
+        now: parts.now,
+      }),
+    )
     .then((result) => {
       if (result.state === rt.learning) return;
       // Later folds may have read further meanwhile; never move readUntil back.

@@ -1,6 +1,12 @@
 // The chat's log and the engine's transcript file, and the stores that keep them. The file-system store is
 // Node-only and lives in `@conch/engine-client/node`, so this entry runs in a browser.
-export type { ChatStore, ReadTranscriptOptions } from "./chat-store.js";
+export type {
+  ChatReading,
+  ChatStore,
+  LogPageRequest,
+  ReadChatOptions,
+  ReadTranscriptOptions,
+} from "./chat-store.js";
 export {
   ChatLogCorruptError,
   ChatStoreReadError,
@@ -18,6 +24,7 @@ export { createMemoryChatStore } from "./memory-store.js";
 export {
   buildTranscriptFile,
   keptSeqs,
+  keptStart,
   type TranscriptFile,
   type TranscriptFileInput,
   type TranscriptMessage,

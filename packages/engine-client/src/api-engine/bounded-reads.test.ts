@@ -111,6 +111,34 @@ describe("the API engine on a long chat", () => {
     });
   }
 
+  it("should say `compacting` before the summariser's first request, then each piece read, on the first turn of an imported chat", async () => {
+    const { provider, server } = await fakeProvider();
+    const store = createMemoryChatStore();
+    await store.appendLog("imported", imported);
+    const engine = createApiEngine({ provider, model: "chat", store });
+    const folding: { piece?: number; pieces?: number; summariserRequests: number }[] = [];
+    engine.subscribe((event) => {
+      if (event.type !== "compacting") return;
+      const summariserRequests = server.chatRequests().filter((request) => request.model === "cheap").length;
+      folding.push({
+        ...(event.piece !== undefined ? { piece: event.piece, pieces: event.pieces } : {}),
+        summariserRequests,
+      });
+    });
+    const end = await engine.sendTurn({ chatId: "imported", seq: imported.length, text: "Where were we?" }).done;
+    expect(end.status).toBe("done");
+    const requests = server.chatRequests().filter((request) => request.model === "cheap").length;
+    expect(requests).toBeGreaterThan(1);
+    expect(folding[0]).toEqual({ summariserRequests: 0 });
+    expect(folding.slice(1)).toEqual(
+      Array.from({ length: requests }, (_, index) => ({
+        piece: index + 1,
+        pieces: requests,
+        summariserRequests: index + 1,
+      })),
+    );
+  });
+
   it("should give the learner the person's words it has not read, from before the kept part too", async () => {
     const { provider } = await fakeProvider();
     const store = createMemoryChatStore();

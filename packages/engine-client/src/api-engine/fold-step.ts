@@ -74,6 +74,7 @@ export async function applyFold(context: FoldContext, input: FoldInput): Promise
       ...(keep ? { keep } : {}),
       budget: size.budget.budget,
       ...(abortSignal ? { abortSignal } : {}),
+      onPiece: (piece, pieces) => send({ type: "compacting", chatId: rt.chatId, reason, piece, pieces }),
     });
   } catch (error) {
     // The fold is not applied; say so, so that no "Summarising…" is left standing.

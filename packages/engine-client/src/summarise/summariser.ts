@@ -48,6 +48,8 @@ export interface SummariseOptions {
   readonly budget: number;
   /** Default 24,000. */
   readonly pieceChars?: number;
+  /** Told after each piece is read: `piece` of `pieces` (a model that fails and the next one starts again from 1). */
+  readonly onPiece?: (piece: number, pieces: number) => void;
   readonly abortSignal?: AbortSignal;
 }
 
@@ -361,7 +363,7 @@ export async function summariseFolded(options: SummariseOptions): Promise<Summar
       pieces = [...pieces.slice(0, maxPiecesPerFold - 1), pieces[pieces.length - 1] as string];
     }
     let summary = startingSummary;
-    for (const piece of pieces) {
+    for (const [index, piece] of pieces.entries()) {
       const prompt = promptFor(piece, summary);
       // Carrying the summary so far over word for word is fine; copying the instructions or the lines back is not.
       const echoSource = promptFor(piece, null);
@@ -376,6 +378,7 @@ export async function summariseFolded(options: SummariseOptions): Promise<Summar
         };
       }
       summary = redactSecrets(reply.text);
+      options.onPiece?.(index + 1, pieces.length);
     }
     if (summary === null || summary.trim() === "")
       return { status: "failed", attempt: { model, rejection: "empty" }, tooLong: false };

@@ -46,13 +46,15 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     const turnOpening = rt.log.findLast((message) => message.role === "user");
     const carriedMessage = turnOpening ? messageText(turnOpening) : input.text;
     const ending = {
-      save: () => saveTranscript(parts, rt, tally.kept),
+      // Written with the answer already, when the store writes turns whole: one transcript write a turn.
+      save: () => (tally.savedWithAnswer ? Promise.resolve() : saveTranscript(parts, rt, tally.kept)),
       contextUsage: async () => (await measureChat(parts, rt)).usage,
     };
     const end = (status: EngineEventOf<"turn-end">["status"]) => endTurn(turn, rt, status, tally.usage, ending);
     const problem = (turnProblem: TurnProblem) => failTurn(turn, rt, turnProblem, tally.usage, ending);
     const step = { parts, turn, rt, answer, tally };
-    const keepPartial = () => (answer.parts.length > 0 ? keepAnswer(step, "aborted") : Promise.resolve());
+    const keepPartial = (turnProblem: TurnProblem | null = null) =>
+      answer.parts.length > 0 ? keepAnswer(step, "aborted", turnProblem) : Promise.resolve();
     try {
       if (signal?.aborted) throw abortReason(signal);
       let size = await sizeRequest(parts, rt);
@@ -73,7 +75,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
           return await end(outcome.finish === "tool-calls" ? "tool-calls" : "done");
         }
         if (outcome.type === "failed") {
-          await keepPartial();
+          await keepPartial(outcome.problem);
           return await problem(outcome.problem);
         }
         if (healedWindow !== undefined) {

@@ -133,19 +133,26 @@ export function savesTurnsWhole(parts: EngineParts): boolean {
 }
 
 /**
- * Stores a turn's answer: with the transcript (`kept`, the answer last) in one transaction when the store can,
- * else appended to the log, the transcript being written as the turn ends. Throws, storing nothing, on failure.
+ * Stores a turn's answer: with the transcript as the turn ends it (`kept`, the answer last; the chat's usage and
+ * problem after the turn, `ending`) in one transaction when the store can, else appended to the log, the
+ * transcript being written as the turn ends. Returns whether the transcript was written. Throws, storing nothing,
+ * on failure.
  */
 export async function storeAnswer(
   parts: EngineParts,
   rt: ChatRuntime,
   answer: ChatMessage,
   kept: readonly ChatMessage[],
-): Promise<void> {
-  if (!parts.store.writeTurn) return parts.store.appendLog(rt.chatId, [answer]);
-  const file = transcriptFileOf(parts, rt, kept);
+  ending: Pick<ChatRuntime, "usage" | "problem">,
+): Promise<boolean> {
+  if (!parts.store.writeTurn) {
+    await parts.store.appendLog(rt.chatId, [answer]);
+    return false;
+  }
+  const file = transcriptFileOf(parts, { ...rt, ...ending }, kept);
   await parts.store.writeTurn(rt.chatId, [answer], file);
   rt.file = file;
+  return true;
 }
 
 function transcriptFileOf(parts: EngineParts, rt: ChatRuntime, kept: readonly ChatMessage[]): TranscriptFile {

@@ -63,6 +63,9 @@ export async function applyFold(context: FoldContext, input: FoldInput): Promise
   const { parts } = context;
   const { rt, planned, size, reason, keep, abortSignal, send } = input;
   send({ type: "compacting", chatId: rt.chatId, reason });
+  // Let it out (to the turn's stream, a server's socket) before the summariser sizes its pieces, which holds the
+  // thread for a while on a long fold: the person sees the fold begin, not a silence.
+  await new Promise((resolve) => setTimeout(resolve, 0));
   let result: Awaited<ReturnType<typeof summariseFolded>>;
   try {
     result = await summariseFolded({

@@ -114,7 +114,10 @@ async function readPages(backend: Backend, chatId: string): Promise<{ first: num
 /** The first turn after a chat arrived whole (imported): engine ms to `compacting` and to turn-end. */
 async function importedTurn(window: number, length: number): Promise<{ compacting: number; end: number }> {
   const store = createMemoryChatStore();
-  await store.appendLog("imported", Array.from({ length }, (_, seq) => messageAt(seq)));
+  await store.appendLog(
+    "imported",
+    Array.from({ length }, (_, seq) => messageAt(seq)),
+  );
   const engine = createApiEngine({ provider: zeroLatencyProvider(window), model: "chat", store });
   const started = performance.now();
   let compacting = Number.NaN;
@@ -186,7 +189,10 @@ export const scaleSection: BenchSection = {
           }
         }
         for (const length of lengths) {
-          cold[backend.name]![length] = { firstDelta: median(firstDeltas.get(length)!), end: median(ends.get(length)!) };
+          cold[backend.name]![length] = {
+            firstDelta: median(firstDeltas.get(length)!),
+            end: median(ends.get(length)!),
+          };
         }
         log(`${backend.name}: pages...`);
         for (const length of [200, 10_000]) {
@@ -208,7 +214,8 @@ export const scaleSection: BenchSection = {
       const imported: Record<string, { compacting: number; end: number }> = {};
       for (const window of [32_000, 128_000]) {
         const runs: { compacting: number; end: number }[] = [];
-        for (let round = 0; round < Math.max(2, Math.floor(rounds / 2)); round++) runs.push(await importedTurn(window, 10_000));
+        for (let round = 0; round < Math.max(2, Math.floor(rounds / 2)); round++)
+          runs.push(await importedTurn(window, 10_000));
         imported[window] = {
           compacting: median(runs.map((run) => run.compacting)),
           end: median(runs.map((run) => run.end)),
@@ -239,7 +246,15 @@ export const scaleSection: BenchSection = {
         },
         {
           title: "The server's pages (GET /chats/{id}?before=&limit=200, a new engine per request): ms",
-          header: ["store", "200: first page", "200: all", "10,000: first page", "× 200's", "10,000: all (pages)", "ms a page"],
+          header: [
+            "store",
+            "200: first page",
+            "200: all",
+            "10,000: first page",
+            "× 200's",
+            "10,000: all (pages)",
+            "ms a page",
+          ],
           rows: backends.map(({ name }) => {
             const small = paging[name]![200]!;
             const large = paging[name]![10_000]!;
@@ -255,12 +270,14 @@ export const scaleSection: BenchSection = {
           }),
         },
         {
-          title: "The first turn after importing a 10,000-message chat (memory store, a summariser that answers at once): engine ms",
+          title:
+            "The first turn after importing a 10,000-message chat (memory store, a summariser that answers at once): engine ms",
           header: ["window", "to compacting", "to turn-end"],
           rows: Object.entries(imported).map(([window, at]) => [window, ms(at.compacting), ms(at.end)]),
         },
         {
-          title: "A warm turn's end (from the answer's last delta to turn-end, a 2,000-message chat): ms, and × the file store",
+          title:
+            "A warm turn's end (from the answer's last delta to turn-end, a 2,000-message chat): ms, and × the file store",
           header: ["store", "turn-end", "× file"],
           rows: backends.map(({ name }) => [name, ms(warm[name]!), times(warm[name]!, warm.file!)]),
         },

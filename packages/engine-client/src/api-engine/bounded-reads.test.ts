@@ -107,7 +107,9 @@ describe("the API engine on a long chat", () => {
       expect(oldest.messages.map((message) => message.seq)).toEqual([0, 1, 2, 3, 4]);
       expect(oldest.hasOlder).toBe(false);
       // Without a page, the whole log: the person reads it all.
-      expect((await createApiEngine({ ...options, store }).loadChat("long")).messages).toHaveLength(imported.length + 4);
+      expect((await createApiEngine({ ...options, store }).loadChat("long")).messages).toHaveLength(
+        imported.length + 4,
+      );
     });
   }
 

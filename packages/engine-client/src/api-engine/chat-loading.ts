@@ -96,7 +96,8 @@ export async function loadChatRuntime(
   }
   // The fold state may start before what the transcript keeps (a transcript written by another writer): read that too.
   const logStart = rt.log[0]?.seq ?? reading.nextSeq;
-  if (rt.fold.firstKeptSeq < logStart) rt.log = [...(await logBetween(parts, chatId, rt.fold.firstKeptSeq, logStart)), ...rt.log];
+  if (rt.fold.firstKeptSeq < logStart)
+    rt.log = [...(await logBetween(parts, chatId, rt.fold.firstKeptSeq, logStart)), ...rt.log];
   if (previous && previous.log.length > 0) {
     const heldFrom = (previous.log[0] as ChatMessage).seq;
     rt.log = rt.log.map((message) => sameMessage(previous.log[message.seq - heldFrom], message) ?? message);

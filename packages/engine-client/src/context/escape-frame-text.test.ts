@@ -106,8 +106,28 @@ function referenceEscape(text: string, tagNames: readonly string[]): string {
 /** Characters that matter to the escaping, and some that do not. */
 const alphabet = fc.constantFrom(
   ..."<&;#x0123456789abcdefghijklmnopqrstuvwxyzEARLIERCHATSUMMARY /-_>\n".split(""),
-  "\uff1c", "\ufe64", "\u2039", "\u3008", "\u2329", "\u27e8", "\u276e", "\u02c2", "\u1438", "\u276c",
-  "е", "а", "і", "ｅ", "Ｅ", "ａ", "é", "🐚", "\ud83d", "ﬁ", "Ⅸ", "²",
+  "\uff1c",
+  "\ufe64",
+  "\u2039",
+  "\u3008",
+  "\u2329",
+  "\u27e8",
+  "\u276e",
+  "\u02c2",
+  "\u1438",
+  "\u276c",
+  "е",
+  "а",
+  "і",
+  "ｅ",
+  "Ｅ",
+  "ａ",
+  "é",
+  "🐚",
+  "\ud83d",
+  "ﬁ",
+  "Ⅸ",
+  "²",
 );
 
 describe("escapeFrameText", () => {

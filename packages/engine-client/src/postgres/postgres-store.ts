@@ -246,7 +246,10 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
     async readChat(chatId, options) {
       assertSafeChatId(chatId);
       return run(chatId, () =>
-        readChatWith({ head: (check) => readHead(chatId, check), range: (from, to) => readRange(chatId, from, to) }, options),
+        readChatWith(
+          { head: (check) => readHead(chatId, check), range: (from, to) => readRange(chatId, from, to) },
+          options,
+        ),
       );
     },
 

@@ -65,7 +65,9 @@ const cases: ReadonlyArray<{
     name: "a few very long tool results among short messages (their middles left out)",
     folded: () =>
       Array.from({ length: 300 }, (_, seq) =>
-        seq % 50 === 6 ? message(seq, `<row>${markup(seq)}</row>\n`.repeat(3_000 + seq), "tool") : message(seq, markup(seq)),
+        seq % 50 === 6
+          ? message(seq, `<row>${markup(seq)}</row>\n`.repeat(3_000 + seq), "tool")
+          : message(seq, markup(seq)),
       ),
     budget: 50_000,
   },
@@ -87,11 +89,26 @@ const cases: ReadonlyArray<{
 // Recorded with the summariser and frame escaping as they were before folds were made linear (git b846a35):
 // the count of requests and a SHA-256 of their prompts, in order.
 const before: Readonly<Record<string, { readonly requests: number; readonly sha256: string }>> = {
-  "10,000 short messages that arrived whole, at a 32K window's budget": { requests: 32, sha256: "a7938400b040bcfc84ddac07b73952b8d04e1c544f1b11c60c42123cdee8a298" },
-  "10,000 short messages that arrived whole, at a 128K window's budget": { requests: 32, sha256: "0c7c5fb261d41b7c83c21f2e07cecf3c76ffc2d4408c8cb7a327fae1206e2edc" },
-  "a few very long tool results among short messages (their middles left out)": { requests: 32, sha256: "35986fa9aac7b1878a20944d592854028c37c5901e48d1f74e88fd366e8fba3c" },
-  "a short fold into a summary so far, with what to keep": { requests: 1, sha256: "60255f87509f40c80abd8e086f9f7407fead1be6a04623246bd11e406cdadeb5" },
-  "a summariser with a small window (pieces halved to fit)": { requests: 32, sha256: "92ec3217f9a1b64c89f1f394af633e70a7828081ddda4a9fbc3ef51bcf801f7a" },
+  "10,000 short messages that arrived whole, at a 32K window's budget": {
+    requests: 32,
+    sha256: "a7938400b040bcfc84ddac07b73952b8d04e1c544f1b11c60c42123cdee8a298",
+  },
+  "10,000 short messages that arrived whole, at a 128K window's budget": {
+    requests: 32,
+    sha256: "0c7c5fb261d41b7c83c21f2e07cecf3c76ffc2d4408c8cb7a327fae1206e2edc",
+  },
+  "a few very long tool results among short messages (their middles left out)": {
+    requests: 32,
+    sha256: "35986fa9aac7b1878a20944d592854028c37c5901e48d1f74e88fd366e8fba3c",
+  },
+  "a short fold into a summary so far, with what to keep": {
+    requests: 1,
+    sha256: "60255f87509f40c80abd8e086f9f7407fead1be6a04623246bd11e406cdadeb5",
+  },
+  "a summariser with a small window (pieces halved to fit)": {
+    requests: 32,
+    sha256: "92ec3217f9a1b64c89f1f394af633e70a7828081ddda4a9fbc3ef51bcf801f7a",
+  },
 };
 
 describe("summariseFolded's requests", () => {

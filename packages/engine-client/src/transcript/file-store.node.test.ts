@@ -247,7 +247,9 @@ describe("createFileChatStore", () => {
       const after = await readFile(fresh.logPath("broken"), "utf8");
       expect(after.startsWith(damaged)).toBe(true);
       expect(JSON.parse(after.slice(damaged.length))).toEqual(log[4]);
-      expect((await createFileChatStore({ root }).readChat("broken", { page: { limit: 1 }, kept: false })).page).toEqual([log[4]]);
+      expect(
+        (await createFileChatStore({ root }).readChat("broken", { page: { limit: 1 }, kept: false })).page,
+      ).toEqual([log[4]]);
       const error = await createFileChatStore({ root })
         .readLog("broken")
         .catch((caught: unknown) => caught);

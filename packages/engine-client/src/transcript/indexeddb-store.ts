@@ -133,9 +133,7 @@ export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}
     });
     if (raw === undefined) return null;
     const decoded: TranscriptDecoding =
-      typeof raw === "string"
-        ? decodeTranscript(chatId, raw, check)
-        : { ok: false, reason: "it is not JSON text" };
+      typeof raw === "string" ? decodeTranscript(chatId, raw, check) : { ok: false, reason: "it is not JSON text" };
     if (decoded.ok) return decoded.file;
 
     const record: IndexedDbCorruptRecord = {

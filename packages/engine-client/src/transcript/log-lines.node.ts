@@ -54,7 +54,11 @@ function seqOfLine(bytes: Buffer): number | null {
  * (the start of a file never changes under an append), or the last line alone, read from the end. Null when the
  * file does not end with a complete line whose seq follows (an append cut short, two writers at once).
  */
-export async function tailLines(handle: FileHandle, size: number, known: LogLines | undefined): Promise<LogLines | null> {
+export async function tailLines(
+  handle: FileHandle,
+  size: number,
+  known: LogLines | undefined,
+): Promise<LogLines | null> {
   if (size === 0) return { size: 0, first: 0, starts: [0] };
   if (known !== undefined && known.size === size) return known;
   if (known !== undefined && known.size < size) {
@@ -141,7 +145,10 @@ export async function readLines(
   if (texts.length !== to - from) return null;
   const messages: ChatMessage[] = [];
   for (const [index, text] of texts.entries()) {
-    const length = (lines.starts[from - lines.first + index + 1] as number) - (lines.starts[from - lines.first + index] as number) - 1;
+    const length =
+      (lines.starts[from - lines.first + index + 1] as number) -
+      (lines.starts[from - lines.first + index] as number) -
+      1;
     if (length > maxLineBytes) return null;
     let value: unknown;
     try {

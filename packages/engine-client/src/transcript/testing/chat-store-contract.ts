@@ -308,7 +308,9 @@ export function chatStoreContract(
         const pages: ChatMessage[] = [];
         let before: number | undefined;
         for (;;) {
-          const reading = await store.readChat("long", { page: { limit: 17, ...(before !== undefined && { before }) } });
+          const reading = await store.readChat("long", {
+            page: { limit: 17, ...(before !== undefined && { before }) },
+          });
           pages.unshift(...reading.page);
           if (!reading.hasOlder) break;
           before = reading.page[0]!.seq;

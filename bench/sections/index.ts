@@ -3,6 +3,7 @@ import { estimateSection } from "./estimate.js";
 import { planningSection } from "./planning.js";
 import { promptCacheSection } from "./prompt-cache.js";
 import { redactionSection } from "./redaction.js";
+import { scaleSection } from "./scale.js";
 import { storeSection } from "./store.js";
 import { uiSection } from "./ui.js";
 
@@ -14,4 +15,5 @@ export const sections: readonly BenchSection[] = [
   uiSection,
   storeSection,
   redactionSection,
+  scaleSection,
 ];

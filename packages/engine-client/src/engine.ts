@@ -47,11 +47,24 @@ export interface ContextUsage {
   readonly share: number;
 }
 
+/** Options of {@link Engine.loadChat}. */
+export interface LoadChatOptions {
+  readonly abortSignal?: AbortSignal;
+  /**
+   * Only a page of the log: the newest `limit` messages before the seq `before` (default: the newest). An
+   * engine that reads the log page by page says so with `hasOlder` in the snapshot; one that does not gives
+   * every message, as without a page. Default: every message.
+   */
+  readonly page?: { readonly before?: number; readonly limit: number };
+}
+
 /** The chat as the UI shows it. */
 export interface ChatSnapshot {
   readonly chatId: string;
-  /** Every message of the log, folded ones too, in `seq` order. */
+  /** Every message of the log, folded ones too, in `seq` order; with a page asked for, that page when `hasOlder` is present. */
   readonly messages: readonly ChatMessage[];
+  /** Present when `messages` is the page asked for: whether the log holds older messages than its first. */
+  readonly hasOlder?: boolean;
   /** The latest summary, or null when nothing is folded. */
   readonly summary: SummaryState | null;
   /** Newest first. */
@@ -127,8 +140,8 @@ export interface Engine {
   readonly id: string;
   readonly displayName: string;
   readonly capabilities: EngineCapabilities;
-  /** The chat as it is now. An unknown chat id is an empty chat. */
-  loadChat(chatId: string, options?: { readonly abortSignal?: AbortSignal }): Promise<ChatSnapshot>;
+  /** The chat as it is now (a page of it, when asked and the engine can). An unknown chat id is an empty chat. */
+  loadChat(chatId: string, options?: LoadChatOptions): Promise<ChatSnapshot>;
   /**
    * Adds the person's message at `input.seq` and answers it; returns the turn's stream at once and never throws.
    * A turn refused before it starts rejects `done` (and the stream's reader, after no event) with the reason,

@@ -99,9 +99,17 @@ export interface UsageEvent extends ChatEventBase {
   /** This turn's usage so far, summarising included. */
   readonly usage: Usage;
 }
+/**
+ * A fold began (before the summariser's first request), or went on: then `piece` of `pieces` says how many of
+ * the summariser's pieces are read so far, so a divider can show the fold's progress.
+ */
 export interface CompactingEvent extends ChatEventBase {
   readonly type: "compacting";
   readonly reason: CompactionReason;
+  /** How many pieces the summariser has read, from 1; absent on the event that opens the fold. */
+  readonly piece?: number;
+  /** How many pieces this fold reads (the summariser's requests, unless a model fails and the next starts again). */
+  readonly pieces?: number;
 }
 export interface CompactedEvent extends ChatEventBase, SummaryState {
   readonly type: "compacted";

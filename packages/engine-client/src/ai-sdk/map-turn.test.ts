@@ -99,6 +99,26 @@ describe.each(readers)("the turn mapper read by %s's readUIMessageStream", (_ver
     expect(message.parts[2]).toMatchObject({ type: "text", text: "The hotel is booked.", state: "done" });
   });
 
+  it("should show a fold's progress in the same part as its start", async () => {
+    const chunks = chunksOf([
+      { type: "turn-start", chatId, message: textMessage(6, "user", "And the hotel?") },
+      { type: "compacting", chatId, reason: "budget" },
+      { type: "compacting", chatId, reason: "budget", piece: 1, pieces: 2 },
+      { type: "compacting", chatId, reason: "budget", piece: 2, pieces: 2 },
+      { type: "compacted", chatId, ...summary },
+      ...answer(7, "The hotel is booked."),
+      { type: "turn-end", chatId, seq: 6, status: "done", usage },
+    ]);
+    const folds = chunks.filter((chunk) => chunk.type === "data-nacre-fold");
+    expect(folds).toHaveLength(4);
+    expect(new Set(folds.map((chunk) => chunk.id)).size).toBe(1);
+    expect(folds[2]?.data).toEqual({ status: "compacting", reason: "budget", piece: 2, pieces: 2 });
+    const message = await lastMessage(read, chunks);
+    expect(message.parts.filter((part) => part.type === "data-nacre-fold").map((part) => part.data)).toEqual([
+      { status: "compacted", reason: "budget", summary },
+    ]);
+  });
+
   it("should show a skipped fold in the same part as its start", async () => {
     const chunks = chunksOf([
       { type: "turn-start", chatId, message: textMessage(0, "user", "Hi") },

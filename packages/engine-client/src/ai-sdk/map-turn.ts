@@ -72,7 +72,8 @@ export function createTurnChunkMapper(options: TurnChunkMapperOptions = {}): Tur
   /** A fold of this turn: it comes after `turn-start`, so the answer has started; its part is updated by id. */
   function fold(data: NacreFoldData): NacreUIMessageChunk[] {
     if (!started || answers === undefined) return [];
-    if (data.status === "compacting" || foldId === null) {
+    // A fold's progress updates its part; a new fold opens a part of its own.
+    if ((data.status === "compacting" && data.piece === undefined) || foldId === null) {
       folds += 1;
       foldId = `fold-${answers}-${folds}`;
     }
@@ -139,7 +140,13 @@ export function createTurnChunkMapper(options: TurnChunkMapperOptions = {}): Tur
       case "usage":
         return started ? [metadata({ usage: event.usage })] : [];
       case "compacting":
-        return fold({ status: "compacting", reason: event.reason });
+        return fold({
+          status: "compacting",
+          reason: event.reason,
+          ...(event.piece !== undefined && event.pieces !== undefined
+            ? { piece: event.piece, pieces: event.pieces }
+            : {}),
+        });
       case "compacted": {
         const { type: _type, chatId: _chatId, ...summary } = event;
         return fold({ status: "compacted", reason: event.reason, summary });

@@ -25,7 +25,13 @@ export type NacreMessageMetadata = {
 
 /** A fold, updated in place (by the part's id) as it starts and ends. */
 export type NacreFoldData =
-  | { readonly status: "compacting"; readonly reason: CompactionReason }
+  | {
+      readonly status: "compacting";
+      readonly reason: CompactionReason;
+      /** The fold's progress: `piece` of the summariser's `pieces` read (absent as the fold begins). */
+      readonly piece?: number;
+      readonly pieces?: number;
+    }
   | { readonly status: "compacted"; readonly reason: CompactionReason; readonly summary: SummaryState }
   | { readonly status: "skipped"; readonly reason: CompactionReason; readonly why: CompactionSkippedEvent["why"] };
 

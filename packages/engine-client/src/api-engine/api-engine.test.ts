@@ -454,7 +454,9 @@ describe("createApiEngine", () => {
         modelName: "Cheap Summariser",
       });
       expect(result.status === "compacted" && result.summary.text).toContain("Kept as asked: the question numbers");
-      expect(seen.map((event) => event.type)).toEqual(["compacting", "compacted"]);
+      expect(seen.map((event) => event.type)).toEqual(["compacting", "compacting", "compacted"]);
+      // The fold begins, then its one piece is read.
+      expect(seen[1]).toMatchObject({ type: "compacting", piece: 1, pieces: 1 });
       const summariser = server.chatRequests().filter((request) => request.model === "cheap");
       expect(summariser.length).toBeGreaterThan(0);
       expect((await engine.loadChat("m")).summary?.firstKeptSeq).toBe(10);

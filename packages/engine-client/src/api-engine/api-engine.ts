@@ -8,8 +8,8 @@ import { endTurn, failTurn, startTurn } from "../kit/turn-book.js";
 import { createTurnRunner, type Turn } from "../kit/turn-runner.js";
 import { addUsage, emptyUsage, messageText } from "../messages.js";
 import type { TurnProblem } from "../problems.js";
-import { acceptTurn, createChatCache, saveTranscript } from "./chat-loading.js";
-import { keptFromLog } from "./chat-state.js";
+import { acceptTurn, createChatCache, type LogPage, saveTranscript } from "./chat-loading.js";
+import { type ChatRuntime, keptFromLog } from "./chat-state.js";
 import { createEngineParts } from "./engine-parts.js";
 import { applyFold, type FoldContext, planAndFold } from "./fold-step.js";
 import { believableRefusal, fixedCostsProblem, healAfterRefusal, refusedAgainProblem, sayHealed } from "./heal.js";
@@ -46,14 +46,16 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     const turnOpening = rt.log.findLast((message) => message.role === "user");
     const carriedMessage = turnOpening ? messageText(turnOpening) : input.text;
     const ending = {
-      save: () => saveTranscript(parts, rt, tally.kept),
+      // Written with the answer already, when the store writes turns whole: one transcript write a turn.
+      save: () => (tally.savedWithAnswer ? Promise.resolve() : saveTranscript(parts, rt, tally.kept)),
       contextUsage: async () => (await measureChat(parts, rt)).usage,
       onError: parts.onError,
     };
     const end = (status: EngineEventOf<"turn-end">["status"]) => endTurn(turn, rt, status, tally.usage, ending);
     const problem = (turnProblem: TurnProblem) => failTurn(turn, rt, turnProblem, tally.usage, ending);
     const step = { parts, turn, rt, answer, tally };
-    const keepPartial = () => (answer.parts.length > 0 ? keepAnswer(step, "aborted") : Promise.resolve());
+    const keepPartial = (turnProblem: TurnProblem | null = null) =>
+      answer.parts.length > 0 ? keepAnswer(step, "aborted", turnProblem) : Promise.resolve();
     try {
       if (signal?.aborted) throw abortReason(signal);
       let size = await sizeRequest(parts, rt);
@@ -74,7 +76,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
           return await end(outcome.finish === "tool-calls" ? "tool-calls" : "done");
         }
         if (outcome.type === "failed") {
-          await keepPartial();
+          await keepPartial(outcome.problem);
           return await problem(outcome.problem);
         }
         if (healedWindow !== undefined) {
@@ -140,16 +142,28 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     setModel: parts.setModel,
     listModels: parts.listModels,
 
-    async loadChat(chatId): Promise<ChatSnapshot> {
+    async loadChat(chatId, loadOptions = {}): Promise<ChatSnapshot> {
       assertSafeChatId(chatId);
-      // Read from the store each time (another engine over it may have written), unless a turn runs here.
-      const rt = runner.isBusy(chatId)
-        ? await chats.get(chatId)
-        : await runner.queued(chatId, () => chats.reload(chatId));
+      // Without a page, the whole log: the person reads it all.
+      const page = loadOptions.page ?? { limit: Number.POSITIVE_INFINITY };
+      // Read from the store each time (another engine over it may have written), unless a turn runs here: then
+      // the chat as held, and the page as stored (the turn's messages come in its events).
+      let rt: ChatRuntime;
+      let read: LogPage;
+      if (runner.isBusy(chatId)) {
+        rt = await chats.get(chatId);
+        const reading = await parts.store.readChat(chatId, { kept: false, page });
+        read = { messages: reading.page, hasOlder: reading.hasOlder };
+      } else {
+        const loaded = await runner.queued(chatId, () => chats.reload(chatId, page));
+        rt = loaded.rt;
+        read = loaded.page ?? { messages: [], hasOlder: false };
+      }
       const { size, usage } = await measureChat(parts, rt);
       return {
         chatId,
-        messages: [...rt.log],
+        messages: read.messages,
+        ...(loadOptions.page ? { hasOlder: read.hasOlder } : {}),
         summary: rt.summary,
         healthNotes: [...rt.healthNotes],
         model: size.info,

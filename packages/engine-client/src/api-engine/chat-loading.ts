@@ -9,6 +9,7 @@ import {
 import { type OpenedTurn, openTurn } from "../kit/turn-open.js";
 import type { Turn } from "../kit/turn-runner.js";
 import type { ChatMessage } from "../messages.js";
+import type { ChatReading, LogPageRequest } from "../transcript/chat-store.js";
 import { buildTranscriptFile, type TranscriptFile } from "../transcript/transcript-file.js";
 import {
   applyTranscript,
@@ -27,30 +28,54 @@ function sameMessage(held: ChatMessage | undefined, read: ChatMessage): ChatMess
     : undefined;
 }
 
-/** Reads a chat's log and transcript from the store; a chat read again (`previous`) keeps its estimates. */
+/** A page of the log read with the chat (what a person scrolls through). */
+export interface LogPage {
+  readonly messages: ChatMessage[];
+  /** Whether the log holds messages older than the page's first. */
+  readonly hasOlder: boolean;
+}
+
+/** A chat as read from the store, and the page of its log asked for (null when none was). */
+export interface LoadedChat {
+  readonly rt: ChatRuntime;
+  readonly page: LogPage | null;
+}
+
+/** Reads the chat once: a log torn by a crash or with a seq written twice is repaired once, said in a note, and read again. */
+async function readRepaired(
+  parts: EngineParts,
+  rt: ChatRuntime,
+  read: () => Promise<ChatReading>,
+): Promise<ChatReading> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!ChatLogCorruptError.isInstance(error) || !error.repaired) throw error;
+    // Its whole copy was kept aside.
+    const what = error.reason === tornReason ? "was cut off by a crash" : `was repaired (${error.reason})`;
+    parts.addNote(rt, "log-repaired", `The chat's log ${what}; a copy was kept at ${error.keptAt}.`);
+    return await read();
+  }
+}
+
+/**
+ * Reads a chat from the store as a turn needs it: its transcript and the log's kept part (never the whole log,
+ * unless there is no transcript), and the page asked for. A chat read again (`previous`) keeps its estimates.
+ */
 export async function loadChatRuntime(
   parts: EngineParts,
   chatId: string,
   previous?: ChatRuntime,
-): Promise<ChatRuntime> {
+  page?: LogPageRequest,
+): Promise<LoadedChat> {
   const { store } = parts;
   // A chat read again keeps its estimates: the log only grows, so its old messages are still its messages.
   const rt = emptyChatRuntime(chatId, previous?.cache);
+  // A bad engine field makes the file corrupt: the store moves it aside as it does an unreadable one.
+  const options = { check: engineFieldsProblem, ...(page ? { page } : {}) };
+  let reading: ChatReading;
   try {
-    rt.log = await store.readLog(chatId);
-  } catch (error) {
-    // A log torn by a crash or with a seq written twice is repaired once (its whole copy kept aside); say so and read it again.
-    if (!ChatLogCorruptError.isInstance(error) || !error.repaired) throw error;
-    const what = error.reason === tornReason ? "was cut off by a crash" : `was repaired (${error.reason})`;
-    parts.addNote(rt, "log-repaired", `The chat's log ${what}; a copy was kept at ${error.keptAt}.`);
-    rt.log = await store.readLog(chatId);
-  }
-  if (previous) rt.log = rt.log.map((message, index) => sameMessage(previous.log[index], message) ?? message);
-  let file: TranscriptFile | null = null;
-  try {
-    // A bad engine field makes the file corrupt: the store moves it aside as it does an unreadable one.
-    const log = rt.log;
-    file = await store.readTranscript(chatId, { check: (read) => engineFieldsProblem(read, log) });
+    reading = await readRepaired(parts, rt, () => store.readChat(chatId, options));
   } catch (error) {
     if (!TranscriptCorruptError.isInstance(error)) throw error;
     // The unreadable file was kept aside; the chat goes on from its log, without the summary.
@@ -59,8 +84,11 @@ export async function loadChatRuntime(
       "summary-failed",
       `The chat's transcript could not be read (${error.reason}); it was kept at ${error.keptAt}.`,
     );
+    reading = await readRepaired(parts, rt, () => store.readChat(chatId, options));
   }
-  const unusable = file ? applyTranscript(rt, file, parts.model()) : null;
+  rt.log = reading.kept;
+  const file = reading.transcript;
+  const unusable = file ? applyTranscript(rt, file, parts.model(), reading.nextSeq) : null;
   if (unusable !== null) {
     // The engine's own fields are bad: the file is not used (its summary neither); the next save replaces it.
     const error = new TranscriptFieldsInvalidError(chatId, unusable);
@@ -69,6 +97,15 @@ export async function loadChatRuntime(
       "summary-failed",
       `The chat's transcript could not be used (${error.reason}); the chat goes on from its log.`,
     );
+    rt.log = await store.readLog(chatId);
+  }
+  // The fold state may start before what the transcript keeps (a transcript written by another writer): read that too.
+  const logStart = rt.log[0]?.seq ?? reading.nextSeq;
+  if (rt.fold.firstKeptSeq < logStart)
+    rt.log = [...(await logBetween(parts, chatId, rt.fold.firstKeptSeq, logStart)), ...rt.log];
+  if (previous && previous.log.length > 0) {
+    const heldFrom = (previous.log[0] as ChatMessage).seq;
+    rt.log = rt.log.map((message) => sameMessage(previous.log[message.seq - heldFrom], message) ?? message);
   }
   if (previous) {
     // Notes not saved yet (a repair said at the last read) stay.
@@ -76,7 +113,14 @@ export async function loadChatRuntime(
     const unsaved = previous.healthNotes.filter((note) => !known.has(note.id));
     rt.healthNotes = [...unsaved, ...rt.healthNotes].sort((a, b) => b.at - a.at).slice(0, healthNotesKept);
   }
-  return rt;
+  return { rt, page: page ? { messages: reading.page, hasOlder: reading.hasOlder } : null };
+}
+
+/** The log's messages of seqs `from` to `to` (excluded), read from the store as a page. */
+export async function logBetween(parts: EngineParts, chatId: string, from: number, to: number): Promise<ChatMessage[]> {
+  if (from >= to) return [];
+  const reading = await parts.store.readChat(chatId, { kept: false, page: { before: to, limit: to - from } });
+  return reading.page;
 }
 
 /** Writes the chat's transcript: `kept` and the engine's own fields. */
@@ -95,19 +139,26 @@ export function savesTurnsWhole(parts: EngineParts): boolean {
 }
 
 /**
- * Stores a turn's answer: with the transcript (`kept`, the answer last) in one transaction when the store can,
- * else appended to the log, the transcript being written as the turn ends. Throws, storing nothing, on failure.
+ * Stores a turn's answer: with the transcript as the turn ends it (`kept`, the answer last; the chat's usage and
+ * problem after the turn, `ending`) in one transaction when the store can, else appended to the log, the
+ * transcript being written as the turn ends. Returns whether the transcript was written. Throws, storing nothing,
+ * on failure.
  */
 export async function storeAnswer(
   parts: EngineParts,
   rt: ChatRuntime,
   answer: ChatMessage,
   kept: readonly ChatMessage[],
-): Promise<void> {
-  if (!parts.store.writeTurn) return parts.store.appendLog(rt.chatId, [answer]);
-  const file = transcriptFileOf(parts, rt, kept);
+  ending: Pick<ChatRuntime, "usage" | "problem">,
+): Promise<boolean> {
+  if (!parts.store.writeTurn) {
+    await parts.store.appendLog(rt.chatId, [answer]);
+    return false;
+  }
+  const file = transcriptFileOf(parts, { ...rt, ...ending }, kept);
   await parts.store.writeTurn(rt.chatId, [answer], file);
   rt.file = file;
+  return true;
 }
 
 function transcriptFileOf(parts: EngineParts, rt: ChatRuntime, kept: readonly ChatMessage[]): TranscriptFile {
@@ -128,29 +179,33 @@ function transcriptFileOf(parts: EngineParts, rt: ChatRuntime, kept: readonly Ch
 export interface ChatCache {
   /** The chat as held, loading it the first time; a failed load is tried again next time, not cached. */
   get(chatId: string): Promise<ChatRuntime>;
-  /** Reads the chat from the store again: another engine over the same store (another tab) may have written. */
-  reload(chatId: string): Promise<ChatRuntime>;
+  /**
+   * Reads the chat from the store again (another engine over the same store, another tab, may have written),
+   * with a page of its log when asked.
+   */
+  reload(chatId: string, page?: LogPageRequest): Promise<LoadedChat>;
   /** Changes whenever the chat is read again: work begun on an older reading compares it to know. */
   reading(chatId: string): Promise<ChatRuntime> | undefined;
 }
 
 export function createChatCache(parts: EngineParts): ChatCache {
   const chats = new Map<string, Promise<ChatRuntime>>();
-  function track(chatId: string, loaded: Promise<ChatRuntime>): Promise<ChatRuntime> {
+  function track(chatId: string, loading: Promise<LoadedChat>): Promise<LoadedChat> {
+    const loaded = loading.then((chat) => chat.rt);
     chats.set(chatId, loaded);
     loaded.catch(() => {
       if (chats.get(chatId) === loaded) chats.delete(chatId);
     });
-    return loaded;
+    return loading;
   }
   return {
     get(chatId) {
       assertSafeChatId(chatId);
-      return chats.get(chatId) ?? track(chatId, loadChatRuntime(parts, chatId));
+      return chats.get(chatId) ?? track(chatId, loadChatRuntime(parts, chatId)).then((chat) => chat.rt);
     },
-    async reload(chatId) {
+    async reload(chatId, page) {
       const previous = await chats.get(chatId)?.catch(() => undefined);
-      return track(chatId, loadChatRuntime(parts, chatId, previous));
+      return track(chatId, loadChatRuntime(parts, chatId, previous, page));
     },
     reading(chatId) {
       return chats.get(chatId);
@@ -181,7 +236,7 @@ export async function acceptTurn(
       return { rt, opened };
     } catch (error) {
       if (!TurnSequenceError.isInstance(error) || attempt > 0) throw error;
-      rt = await chats.reload(input.chatId);
+      rt = (await chats.reload(input.chatId)).rt;
     }
   }
 }

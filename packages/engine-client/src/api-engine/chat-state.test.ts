@@ -70,7 +70,7 @@ describe("the API engine's own fields in the transcript", () => {
         const after = await under.engine.loadChat("bad");
         expect(messageText(after.messages.at(-1) as never)).toBe("Answered from the log.");
         // The turn wrote a good transcript in its place; it reads without a check failing.
-        const check = (read: TranscriptFile) => engineFieldsProblem(read, after.messages);
+        const check = (read: TranscriptFile) => engineFieldsProblem(read, after.messages.length);
         expect(await store.readTranscript("bad", { check })).not.toBeNull();
       },
     );
@@ -82,7 +82,7 @@ describe("the API engine's own fields in the transcript", () => {
     const file = buildTranscriptFile({ id: "bad", kept: log, previous: null });
     await store.writeTranscript("bad", { ...file, health: 5 } as never);
     const error = await store
-      .readTranscript("bad", { check: (read) => engineFieldsProblem(read, log) })
+      .readTranscript("bad", { check: (read) => engineFieldsProblem(read, log.length) })
       .catch((caught: unknown) => caught);
     expect(TranscriptCorruptError.isInstance(error)).toBe(true);
     expect((error as TranscriptCorruptError).reason).toContain("the field health is not valid");

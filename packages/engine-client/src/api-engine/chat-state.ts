@@ -4,7 +4,6 @@ import { type FoldState, initialFoldState } from "../context/fold.js";
 import { createEstimateCache, type EstimateCache } from "../context/message-estimate.js";
 
 import type { HealthNote, SummaryState } from "../events.js";
-import { nextSeq } from "../kit/turn-open.js";
 import { initialLearningState, type LearningState } from "../learning/learner.js";
 import { type ChatMessage, emptyUsage, type Usage } from "../messages.js";
 import type { TurnProblem } from "../problems.js";
@@ -13,6 +12,10 @@ import type { TranscriptFile } from "../transcript/transcript-file.js";
 /** What the engine keeps of a chat between turns (in memory, and in the transcript file). */
 export interface ChatRuntime {
   readonly chatId: string;
+  /**
+   * The log's end, in `seq` order: from the first kept message (or earlier) to the last, never necessarily the
+   * whole log (a turn reads what its window needs; the store has the rest). Empty only for an empty log.
+   */
   log: ChatMessage[];
   file: TranscriptFile | null;
   summary: SummaryState | null;
@@ -114,16 +117,15 @@ export function emptyChatRuntime(chatId: string, cache: EstimateCache = createEs
 }
 
 /**
- * Why the engine's own fields in a transcript file are not usable with this log (the file is then treated as
- * corrupt), or null. The stores run it as `readTranscript`'s check, so a bad file is moved aside.
+ * Why the engine's own fields in a transcript file are not usable with a log of `end` messages (the file is then
+ * treated as corrupt), or null. The stores run it as the read's check, so a bad file is moved aside.
  */
-export function engineFieldsProblem(file: TranscriptFile, log: readonly ChatMessage[]): string | null {
+export function engineFieldsProblem(file: TranscriptFile, end: number): string | null {
   const parsed = engineFieldsSchema.safeParse(file);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return `the field ${issue?.path.join(".") || "?"} is not valid: ${issue?.message ?? "unknown"}`;
   }
-  const end = nextSeq(log);
   const fold = parsed.data.fold;
   if (fold && fold.firstKeptSeq > end) {
     return `the field fold.firstKeptSeq (${fold.firstKeptSeq}) is past the log's end (${end})`;
@@ -132,17 +134,17 @@ export function engineFieldsProblem(file: TranscriptFile, log: readonly ChatMess
 }
 
 /**
- * Takes the transcript file into the chat (its log already read). Returns why the engine's fields are
- * unusable (the file is then not used, as a corrupt one), or null. A store that honours `readTranscript`'s
- * check has already moved such a file aside; this covers one that does not.
+ * Takes the transcript file into the chat (the log's end already read; `end` is the log's length). Returns why
+ * the engine's fields are unusable (the file is then not used, as a corrupt one), or null. A store that honours
+ * the read's check has already moved such a file aside; this covers one that does not.
  */
-export function applyTranscript(rt: ChatRuntime, file: TranscriptFile, model: string): string | null {
-  const unusable = engineFieldsProblem(file, rt.log);
+export function applyTranscript(rt: ChatRuntime, file: TranscriptFile, model: string, end: number): string | null {
+  const unusable = engineFieldsProblem(file, end);
   if (unusable !== null) return unusable;
   const extra = engineFieldsSchema.parse(file);
   rt.file = file;
   rt.summary = file.summary ?? null;
-  const firstKept = file.seqs?.[0] ?? file.summary?.firstKeptSeq ?? Math.max(0, rt.log.length - file.messages.length);
+  const firstKept = file.seqs?.[0] ?? file.summary?.firstKeptSeq ?? Math.max(0, end - file.messages.length);
   rt.fold = extra.fold ?? { firstKeptSeq: firstKept, textLimit: null };
   rt.factor =
     file.factor !== undefined ? { modelId: extra.factorModel ?? file.model ?? model, factor: file.factor } : null;

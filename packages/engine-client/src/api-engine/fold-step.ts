@@ -8,7 +8,7 @@ import { learnBeforeFold } from "../learning/learner.js";
 import { emptyUsage, type Usage } from "../messages.js";
 import { summariseFolded, summaryLeftOutNote } from "../summarise/summariser.js";
 import type { ChatCache } from "./chat-loading.js";
-import { savesTurnsWhole, saveTranscript } from "./chat-loading.js";
+import { logBetween, savesTurnsWhole, saveTranscript } from "./chat-loading.js";
 import { type ChatRuntime, keptFromLog } from "./chat-state.js";
 import type { EngineParts } from "./engine-parts.js";
 import { planFor, type Sizing } from "./sizing.js";
@@ -63,6 +63,9 @@ export async function applyFold(context: FoldContext, input: FoldInput): Promise
   const { parts } = context;
   const { rt, planned, size, reason, keep, abortSignal, send } = input;
   send({ type: "compacting", chatId: rt.chatId, reason });
+  // Let it out (to the turn's stream, a server's socket) before the summariser sizes its pieces, which holds the
+  // thread for a while on a long fold: the person sees the fold begin, not a silence.
+  await new Promise((resolve) => setTimeout(resolve, 0));
   let result: Awaited<ReturnType<typeof summariseFolded>>;
   try {
     result = await summariseFolded({
@@ -74,6 +77,7 @@ export async function applyFold(context: FoldContext, input: FoldInput): Promise
       ...(keep ? { keep } : {}),
       budget: size.budget.budget,
       ...(abortSignal ? { abortSignal } : {}),
+      onPiece: (piece, pieces) => send({ type: "compacting", chatId: rt.chatId, reason, piece, pieces }),
     });
   } catch (error) {
     // The fold is not applied; say so, so that no "Summarising…" is left standing.
@@ -158,18 +162,26 @@ function startLearning(context: FoldContext, rt: ChatRuntime, untilSeq: number):
   if (!learner) return;
   const { chatId } = rt;
   const reading = chats.reading(chatId);
-  // The words are still in the log if this is slow or fails.
-  void learnBeforeFold({
-    learner,
-    chatId,
-    log: [...rt.log],
-    state: rt.learning,
-    untilSeq,
-    origin: rt.origin,
-    untrusted: rt.untrusted,
-    autoRemember: parts.options.autoRemember ?? true,
-    now: parts.now,
-  })
+  const held = [...rt.log];
+  const state = rt.learning;
+  // The person's words since the learner last read: the log held starts at the kept part, so words the learner
+  // has not read before it (an answer it never gave) are read from the store. They are still in the log if this
+  // is slow or fails.
+  const heldFrom = held[0]?.seq ?? untilSeq;
+  void logBetween(parts, chatId, state.readUntil, Math.min(heldFrom, untilSeq))
+    .then((earlier) =>
+      learnBeforeFold({
+        learner,
+        chatId,
+        log: [...earlier, ...held],
+        state,
+        untilSeq,
+        origin: rt.origin,
+        untrusted: rt.untrusted,
+        autoRemember: parts.options.autoRemember ?? true,
+        now: parts.now,
+      }),
+    )
     .then((result) => {
       if (result.outcome.status === "failed") parts.onError(result.outcome.error, { during: "learner", chatId });
       if (result.state === rt.learning) return;

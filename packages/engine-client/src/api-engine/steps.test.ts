@@ -132,7 +132,8 @@ describe("planAndFold", () => {
       events.push(event),
     );
     expect(planned.fold).toBe(true);
-    expect(events.map((event) => event.type)).toEqual(["compacting", "compacted"]);
+    expect(events.map((event) => event.type)).toEqual(["compacting", "compacting", "compacted"]);
+    expect(events[1]).toMatchObject({ type: "compacting", piece: 1, pieces: 1 });
     expect(rt.summary).toMatchObject({ model: "cheap", reason: "budget", firstKeptSeq: planned.firstKeptSeq });
     expect(rt.fold.firstKeptSeq).toBe(planned.firstKeptSeq);
     expect(usage.inputTokens).toBeGreaterThan(0);

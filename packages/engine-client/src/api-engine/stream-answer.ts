@@ -18,6 +18,8 @@ export interface TurnTally {
   usage: Usage;
   /** What the transcript keeps when the turn ends: the plan's kept messages, and the answer once in the log. */
   kept: readonly ChatMessage[];
+  /** The transcript was written with the answer, as the turn ends (its usage and problem in it): not again. */
+  savedWithAnswer?: boolean;
 }
 
 /** How one attempt ended: answered, refused as too long before any word (healable), or failed. */
@@ -125,15 +127,23 @@ function sayWindowRaised(attempt: Attempt, raised: number | undefined): void {
   attempt.turn.send({ type: "health-note", chatId: rt.chatId, note });
 }
 
-/** Puts what the answer holds in the log (with the transcript, when the store writes turns whole) and says `message-end`. */
+/**
+ * Puts what the answer holds in the log and says `message-end`. When the store writes turns whole, the transcript
+ * goes with it as the turn ends (its usage added, and the `problem` it ends with, if any), so a turn writes it once.
+ */
 export async function keepAnswer(
-  attempt: Pick<Attempt, "parts" | "rt" | "answer" | "tally">,
+  attempt: Pick<Attempt, "parts" | "rt" | "answer" | "tally" | "turn">,
   finishReason: EngineEventOf<"message-end">["finishReason"],
+  problem: TurnProblem | null = null,
 ): Promise<void> {
   const { parts, rt, answer, tally } = attempt;
   const message = answer.message(parts.now(), finishReason);
   const kept = [...tally.kept, message];
-  await storeAnswer(parts, rt, message, kept);
+  const ending = {
+    usage: addUsage(rt.usage, tally.usage),
+    problem: problem === null ? null : { seq: attempt.turn.input.seq, problem },
+  };
+  tally.savedWithAnswer = await storeAnswer(parts, rt, message, kept, ending);
   rt.log.push(message);
   tally.kept = kept;
   answer.end(message);

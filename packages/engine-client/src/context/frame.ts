@@ -12,12 +12,6 @@ export const summaryFrameSeparator = "\n\n";
 const escapes = /&(amp|lt|#\d{1,7});/g;
 const summaryTagNames = ["earlier"] as const;
 
-/**
- * Characters a reader takes for "<": the ASCII one and its look-alikes (fullwidth, small form, angle
- * quotation marks and brackets). Any of them may open a tag in a model's eyes.
- */
-const openers = new Set([0x3c, 0xff1c, 0xfe64, 0x2039, 0x3008, 0x2329, 0x27e8, 0x276e, 0x02c2, 0x1438, 0x276c]);
-
 /** Letters that look like the Latin ones a tag name is made of (Cyrillic, Greek), folded to them. */
 const confusables: Readonly<Record<string, string>> = {
   а: "a",
@@ -59,20 +53,62 @@ const confusables: Readonly<Record<string, string>> = {
   γ: "y",
 };
 
-/** The Latin letter or digit a character reads as (NFKC, lower case, look-alikes folded), or null. */
-function letterOf(char: string): string | null {
-  const unit = char.charCodeAt(0);
-  if (unit < 0x80) {
-    const lower = char.toLowerCase();
-    return /[a-z0-9]/.test(lower) ? lower : null;
+/** Non-ASCII code points already read: what each reads as (NFKC and look-alikes make this the slow part). */
+const lettersRead = new Map<number, string | null>();
+
+/** The Latin letter or digit a code point reads as (NFKC, lower case, look-alikes folded), or null. */
+function letterOf(code: number): string | null {
+  if (code < 0x80) {
+    if (code >= 0x30 && code <= 0x39) return String.fromCharCode(code);
+    if (code >= 0x61 && code <= 0x7a) return String.fromCharCode(code);
+    if (code >= 0x41 && code <= 0x5a) return String.fromCharCode(code + 0x20);
+    return null;
   }
-  const folded = char.normalize("NFKC").toLowerCase();
+  const known = lettersRead.get(code);
+  if (known !== undefined) return known;
+  const folded = String.fromCodePoint(code).normalize("NFKC").toLowerCase();
   const mapped = confusables[folded] ?? folded;
-  return mapped.length === 1 && /[a-z0-9]/.test(mapped) ? mapped : null;
+  const letter = mapped.length === 1 && /[a-z0-9]/.test(mapped) ? mapped : null;
+  lettersRead.set(code, letter);
+  return letter;
 }
 
-/** Whether the text may hold a tag opener or an escape: most summaries hold neither (the request is built every turn). */
+function isAsciiLetterOrDigit(code: number): boolean {
+  return (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+}
+
+/**
+ * Whether the text may hold a tag opener or an escape: most summaries hold neither (the request is built every
+ * turn). The openers are the characters a reader takes for "<": the ASCII one and its look-alikes (fullwidth,
+ * small form, angle quotation marks and brackets). Any of them may open a tag in a model's eyes.
+ */
 const mayNeedEscaping = /[<&\uff1c\ufe64\u2039\u3008\u2329\u27e8\u276e\u02c2\u1438\u276c]/;
+/** The same characters, each place found in turn. */
+const needsALook = /[<&\uff1c\ufe64\u2039\u3008\u2329\u27e8\u276e\u02c2\u1438\u276c]/g;
+/** What after an "&" reads as an escape (9 characters at most). */
+const escapeAfterAmpersand = /(?:amp|lt|#\d{1,7}|#x[0-9a-f]{1,6});/iy;
+
+/** The code units a code point at `index` takes. */
+function widthAt(text: string, index: number): number {
+  return (text.codePointAt(index) as number) > 0xffff ? 2 : 1;
+}
+
+/** Where the last code point of `text` for which `test` holds starts, or -1. */
+function lastWhere(text: string, test: (code: number) => boolean): number {
+  for (let index = text.length - 1; index >= 0; index--) {
+    let code = text.charCodeAt(index);
+    // The second half of a pair: the code point starts one before.
+    if (code >= 0xdc00 && code <= 0xdfff && index > 0) {
+      const high = text.charCodeAt(index - 1);
+      if (high >= 0xd800 && high <= 0xdbff) {
+        index -= 1;
+        code = text.codePointAt(index) as number;
+      }
+    }
+    if (test(code)) return index;
+  }
+  return -1;
+}
 
 /**
  * Escapes, in one linear pass, every "<" (or look-alike) that could start one of the tags named, opening or
@@ -81,53 +117,53 @@ const mayNeedEscaping = /[<&\uff1c\ufe64\u2039\u3008\u2329\u27e8\u276e\u02c2\u14
  * characters, which would run into the frame's own closing tag. "<" becomes `&lt;`, a look-alike its numeric
  * escape (`&#8249;`). An "&" is escaped only where it would read as an escape (`&amp;`, `&lt;`, `&#60;`), so
  * ordinary text stays as written, and `&#60;earlier…` cannot pass for a tag once unescaped by a reader.
+ *
+ * Only the places of "<", its look-alikes and "&" are looked at; the letters after them are read once each
+ * (where the next letter is, remembered), so a long text with many of them costs its length, not more.
  */
 export function escapeFrameText(text: string, tagNames: readonly string[]): string {
   if (!mayNeedEscaping.test(text)) return text;
-  const chars = Array.from(text);
-  const length = chars.length;
-  const letters = chars.map(letterOf);
-  // nextLetter[i]: the first letter or digit at or after i (length when there is none).
-  const nextLetter = new Int32Array(length + 1);
-  nextLetter[length] = length;
-  for (let index = length - 1; index >= 0; index--) {
-    nextLetter[index] = letters[index] !== null ? index : (nextLetter[index + 1] as number);
-  }
+  const length = text.length;
+  // Where the next letter or digit at or after each place is, filled in as it is asked for (-1: not yet known).
+  const nextLetters = new Int32Array(length + 1).fill(-1);
+  nextLetters[length] = length;
+  const nextLetter = (from: number): number => {
+    let at = from;
+    while (nextLetters[at] === -1 && letterOf(text.codePointAt(at) as number) === null) at += widthAt(text, at);
+    const found = nextLetters[at] === -1 ? at : (nextLetters[at] as number);
+    for (let index = from; index < at; index += widthAt(text, index)) nextLetters[index] = found;
+    nextLetters[at] = found;
+    return found;
+  };
+  const lastLetter = lastWhere(text, (code) => letterOf(code) !== null);
+  const lastAscii = lastWhere(text, isAsciiLetterOrDigit);
   const startsName = (from: number, name: string): boolean => {
-    let at = nextLetter[from] as number;
+    let at = nextLetter(from);
     for (let letter = 0; letter < name.length; letter++) {
-      if (at === length || letters[at] !== name[letter]) return false;
-      at = nextLetter[at + 1] as number;
+      if (at === length || letterOf(text.codePointAt(at) as number) !== name[letter]) return false;
+      at = nextLetter(at + widthAt(text, at));
     }
     return true;
   };
-  // nextAscii[i]: the same for ASCII letters and digits only: a "<" followed by none of them runs into the frame's close.
-  const nextAscii = new Int32Array(length + 1);
-  nextAscii[length] = length;
-  for (let index = length - 1; index >= 0; index--) {
-    nextAscii[index] = /^[A-Za-z0-9]$/.test(chars[index] as string) ? index : (nextAscii[index + 1] as number);
-  }
+  // No letter or digit after it, or no ASCII one: the "<" runs into the frame's close.
   const startsTag = (from: number): boolean =>
-    (nextLetter[from] as number) === length ||
-    (nextAscii[from] as number) === length ||
-    tagNames.some((name) => startsName(from, name));
+    from > lastLetter || from > lastAscii || tagNames.some((name) => startsName(from, name));
   let escaped = "";
-  let changed = false;
-  for (let index = 0; index < length; index++) {
-    const char = chars[index] as string;
-    const code = char.codePointAt(0) as number;
+  let copiedTo = 0;
+  needsALook.lastIndex = 0;
+  for (let match = needsALook.exec(text); match !== null; match = needsALook.exec(text)) {
+    const index = match.index;
+    const code = text.charCodeAt(index);
     let replacement: string | null = null;
-    if (code === 0x26 && /^(?:amp|lt|#\d{1,7}|#x[0-9a-f]{1,6});/i.test(chars.slice(index + 1, index + 10).join(""))) {
-      replacement = "&amp;";
-    } else if (openers.has(code) && startsTag(index + 1)) replacement = code === 0x3c ? "&lt;" : `&#${code};`;
-    if (replacement === null) {
-      escaped += char;
-      continue;
-    }
-    escaped += replacement;
-    changed = true;
+    if (code === 0x26) {
+      escapeAfterAmpersand.lastIndex = index + 1;
+      if (escapeAfterAmpersand.test(text)) replacement = "&amp;";
+    } else if (startsTag(index + 1)) replacement = code === 0x3c ? "&lt;" : `&#${code};`;
+    if (replacement === null) continue;
+    escaped += text.slice(copiedTo, index) + replacement;
+    copiedTo = index + 1;
   }
-  return changed ? escaped : text;
+  return copiedTo === 0 ? text : escaped + text.slice(copiedTo);
 }
 
 function unescapeSummary(escaped: string): string {

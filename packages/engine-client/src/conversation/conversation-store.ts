@@ -40,7 +40,12 @@ export interface ConversationActivity {
   /** Whether a turn runs (from the person's message to `turn-end`). */
   readonly turnRunning: boolean;
   /** The fold that runs now. */
-  readonly compacting: { readonly reason: CompactionReason } | null;
+  /** The fold that runs, with its progress (`piece` of `pieces` read) once the summariser has read a piece. */
+  readonly compacting: {
+    readonly reason: CompactionReason;
+    readonly piece?: number;
+    readonly pieces?: number;
+  } | null;
   /** The `seq` of the message being written. */
   readonly streamingSeq: number | null;
   /** The last error from sending (not a turn problem: those are in the snapshot). */
@@ -316,7 +321,14 @@ export class ConversationStore {
         return;
       }
       case "compacting":
-        this.#setActivity({ compacting: { reason: event.reason } });
+        this.#setActivity({
+          compacting: {
+            reason: event.reason,
+            ...(event.piece !== undefined && event.pieces !== undefined
+              ? { piece: event.piece, pieces: event.pieces }
+              : {}),
+          },
+        });
         return;
       case "compacted":
         // In a turn, the turn's end says the usage; a fold on request elsewhere does not.

@@ -58,6 +58,51 @@ for (const [backend, open] of backends) {
   );
 
   describe(`the API engine over the Postgres store on ${backend}`, () => {
+    describe("given turns that answer, fold and fail", () => {
+      it("should write the transcript once a turn, with the turn's usage and standing problem in it", async () => {
+        const store = createPostgresChatStore({ db: database.db, userId: freshPerson() });
+        const writes: string[] = [];
+        const counted = {
+          ...store,
+          readLog: store.readLog,
+          readChat: store.readChat,
+          appendLog: store.appendLog,
+          transcriptBytes: store.transcriptBytes,
+          readTranscript: store.readTranscript,
+          async writeTranscript(chatId: string, file: Parameters<typeof store.writeTranscript>[1]) {
+            writes.push("transcript");
+            return store.writeTranscript(chatId, file);
+          },
+          async writeTurn(...args: Parameters<typeof store.writeTurn>) {
+            writes.push("turn");
+            return store.writeTurn(...args);
+          },
+        };
+        const under = await apiEngineUnderTest(
+          [{ reply: "one" }, { reply: "two" }, { reply: "three", fold: true }, { reply: "", problem: "offline" }],
+          { store: counted },
+        );
+        try {
+          const { engine, longText } = under;
+          for (const seq of [0, 2, 4]) {
+            writes.length = 0;
+            const end = await engine.sendTurn({ chatId: "once", seq, text: `${longText} ${seq}` }).done;
+            expect(end.status).toBe("done");
+            expect(writes).toEqual(["turn"]);
+            const file = await store.readTranscript("once");
+            expect(file?.usage).toEqual((await under.another().loadChat("once")).usage);
+          }
+          writes.length = 0;
+          const failed = await engine.sendTurn({ chatId: "once", seq: 6, text: "And?" }).done;
+          expect(failed.status).toBe("problem");
+          expect(writes).toHaveLength(1);
+          expect((await under.another().loadChat("once")).problem?.seq).toBe(6);
+        } finally {
+          await under.close?.();
+        }
+      });
+    });
+
     describe("given a turn whose transaction fails after its answer was inserted", () => {
       it("should store neither the answer nor the fold's summary, and the chat should go on", async () => {
         const person = freshPerson();

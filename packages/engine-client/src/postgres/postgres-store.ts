@@ -8,6 +8,7 @@ import {
 } from "../errors.js";
 import { createChatQueue } from "../kit/chat-queue.js";
 import type { ChatMessage } from "../messages.js";
+import { readChatWith } from "../transcript/chat-reading.js";
 import type { ChatStore } from "../transcript/chat-store.js";
 import {
   checkLogMessages,
@@ -69,16 +70,19 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
   const where = (table: string, chatId: string) => `postgres://${table}/${encodeURIComponent(userId)}/${chatId}`;
 
   /**
-   * The log in seq order, read the way that is quicker for the driver (measured on 2,000 messages, ~1 MB): from
-   * `pg`, rows in the primary key's order (no sort), about half the time of one aggregated text, whose ordered
-   * `string_agg` sorts the whole log on the server; from PGlite, one aggregated text, about half the time of
-   * 2,000 rows through its WASM boundary.
+   * The log's messages with seqs from `from` to `to` (excluded), in seq order, read the way that is quicker for
+   * the driver (measured on 2,000 messages, ~1 MB): from `pg`, rows in the primary key's order (no sort), about
+   * half the time of one aggregated text, whose ordered `string_agg` sorts on the server; from PGlite, one
+   * aggregated text, about half the time of 2,000 rows through its WASM boundary.
    */
-  function readLog(chatId: string): Promise<ChatMessage[]> {
-    return isEmbedded(db) ? readLogAsOneText(chatId) : readLogRows(chatId);
+  function readRange(chatId: string, from: number, to: number): Promise<ChatMessage[]> {
+    return isEmbedded(db) ? readRangeAsOneText(chatId, from, to) : readRangeRows(chatId, from, to);
   }
 
-  async function readLogAsOneText(chatId: string): Promise<ChatMessage[]> {
+  /** The bounds as parameters: `to` past any seq stands for the log's end. */
+  const bounds = (from: number, to: number) => [from, Math.min(to, 2_147_483_647)];
+
+  async function readRangeAsOneText(chatId: string, from: number, to: number): Promise<ChatMessage[]> {
     const location = where("conch_messages", chatId);
     let row: Record<string, unknown> | undefined;
     try {
@@ -86,8 +90,8 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
         rows: [row],
       } = await db.query(
         `select array_agg(seq order by seq) as seqs, '[' || string_agg(message, ',' order by seq) || ']' as messages
-         from conch_messages where user_id = $1 and chat_id = $2`,
-        [userId, chatId],
+         from conch_messages where user_id = $1 and chat_id = $2 and seq >= $3 and seq < $4`,
+        [userId, chatId, ...bounds(from, to)],
       ));
     } catch (error) {
       throw new ChatStoreReadError({ chatId, location, cause: error });
@@ -100,17 +104,17 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
     } catch {
       // Some row is not JSON (edited by hand): read them one by one to name it.
     }
-    if (values === undefined || values.length !== seqs.length) return readLogRows(chatId);
-    return seqs.map((seq, index) => decodeRow(chatId, location, index, seq, values[index]));
+    if (values === undefined || values.length !== seqs.length) return readRangeRows(chatId, from, to);
+    return seqs.map((seq, index) => decodeRow(chatId, location, from + index, seq, values[index]));
   }
 
-  async function readLogRows(chatId: string): Promise<ChatMessage[]> {
+  async function readRangeRows(chatId: string, from: number, to: number): Promise<ChatMessage[]> {
     const location = where("conch_messages", chatId);
     let rows: Record<string, unknown>[];
     try {
       ({ rows } = await db.query(
-        "select seq, message from conch_messages where user_id = $1 and chat_id = $2 order by seq",
-        [userId, chatId],
+        "select seq, message from conch_messages where user_id = $1 and chat_id = $2 and seq >= $3 and seq < $4 order by seq",
+        [userId, chatId, ...bounds(from, to)],
       ));
     } catch (error) {
       throw new ChatStoreReadError({ chatId, location, cause: error });
@@ -120,10 +124,48 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
       try {
         value = JSON.parse(String(row.message));
       } catch (cause) {
-        throw unreadableLogLine({ chatId, location, line: index + 1, reason: "the message is not JSON", cause });
+        throw unreadableLogLine({ chatId, location, line: from + index + 1, reason: "the message is not JSON", cause });
       }
-      return decodeRow(chatId, location, index, Number(row.seq), value);
+      return decodeRow(chatId, location, from + index, Number(row.seq), value);
     });
+  }
+
+  /**
+   * The log's length and the transcript in one statement; a transcript that does not pass `check` (given that
+   * length) is moved aside.
+   */
+  async function readHead(
+    chatId: string,
+    check: ((file: TranscriptFile, nextSeq: number) => string | null) | undefined,
+  ): Promise<{ nextSeq: number; transcript: TranscriptFile | null }> {
+    const location = where("conch_transcripts", chatId);
+    let rows: Record<string, unknown>[];
+    try {
+      ({ rows } = await db.query(
+        `select (select coalesce(max(seq) + 1, 0) from conch_messages where user_id = $1 and chat_id = $2) as next,
+           (select body from conch_transcripts where user_id = $1 and chat_id = $2) as body`,
+        [userId, chatId],
+      ));
+    } catch (error) {
+      throw new ChatStoreReadError({ chatId, location, cause: error });
+    }
+    const nextSeq = Number(rows[0]?.next ?? 0);
+    const body = rows[0]?.body;
+    if (body === null || body === undefined) return { nextSeq, transcript: null };
+    return { nextSeq, transcript: await decodeStored(chatId, String(body), check && ((file) => check(file, nextSeq))) };
+  }
+
+  /** A stored transcript read back; one that does not decode or pass `check` is moved aside. */
+  async function decodeStored(
+    chatId: string,
+    body: string,
+    check: ((file: TranscriptFile) => string | null) | undefined,
+  ): Promise<TranscriptFile> {
+    const decoded = decodeTranscript(chatId, body, check);
+    if (decoded.ok) return decoded.file;
+    const location = where("conch_transcripts", chatId);
+    const keptAt = await moveAside(chatId, body, decoded.reason).catch(() => location);
+    throw new TranscriptCorruptError({ chatId, location, keptAt, reason: decoded.reason, cause: decoded.cause });
   }
 
   /**
@@ -203,7 +245,17 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
 
     async readLog(chatId) {
       assertSafeChatId(chatId);
-      return run(chatId, () => readLog(chatId));
+      return run(chatId, () => readRange(chatId, 0, Number.POSITIVE_INFINITY));
+    },
+
+    async readChat(chatId, options) {
+      assertSafeChatId(chatId);
+      return run(chatId, () =>
+        readChatWith(
+          { head: (check) => readHead(chatId, check), range: (from, to) => readRange(chatId, from, to) },
+          options,
+        ),
+      );
     },
 
     async appendLog(chatId, messages) {
@@ -227,11 +279,7 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
           throw new ChatStoreReadError({ chatId, location, cause: error });
         }
         if (rows.length === 0) return null;
-        const body = String(rows[0]?.body);
-        const decoded = decodeTranscript(chatId, body, options?.check);
-        if (decoded.ok) return decoded.file;
-        const keptAt = await moveAside(chatId, body, decoded.reason).catch(() => location);
-        throw new TranscriptCorruptError({ chatId, location, keptAt, reason: decoded.reason, cause: decoded.cause });
+        return decodeStored(chatId, String(rows[0]?.body), options?.check);
       });
     },
 

@@ -183,7 +183,7 @@ describe("createRemoteEngine against the engine handler over real HTTP", () => {
     engine.subscribe((event) => heard.push(event.type));
     const result = await engine.capabilities.context?.compact("compact", { keep: "the numbers" });
     expect(result?.status).toBe("compacted");
-    expect(heard).toEqual(["compacting", "compacted"]);
+    expect(heard).toEqual(["compacting", "compacting", "compacted"]);
     const usage = await engine.capabilities.context?.usage("compact");
     expect(usage?.window).toBe(6_000);
   });

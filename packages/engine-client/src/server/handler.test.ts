@@ -479,7 +479,7 @@ describe("the engine handler over real HTTP, endpoint by endpoint", () => {
     const compact = JSON.parse(await text(await call(server, "/chats/fold/compact", postJson({ keep: "the budget" }))));
     expect(compact.result.status).toBe("compacted");
     expect(compact.result.summary.firstKeptSeq).toBe(4);
-    expect(compact.events.map((event: EngineEvent) => event.type)).toEqual(["compacting", "compacted"]);
+    expect(compact.events.map((event: EngineEvent) => event.type)).toEqual(["compacting", "compacting", "compacted"]);
     expect((await chat(server, "fold")).snapshot.summary?.firstKeptSeq).toBe(4);
     expect((await problemOf(await call(server, "/chats/fold/compact", postJson({ keep: 5 })))).status).toBe(400);
   });

@@ -109,15 +109,26 @@ async function getChat(context: Context, chatId: string): Promise<Response> {
   // Read first: a turn that starts meanwhile is then replayed from the cursor, never missed.
   const activity = await context.turns.activity(keyOf(context, chatId));
   const engine = await engineOf(context, modelParam(context.url));
-  const snapshot = await engine.loadChat(chatId, { abortSignal: context.request.signal });
-  // While a turn runs, the snapshot stops before it: its events after the cursor bring it in, each once.
+  // While a turn runs, the page stops before it: its events after the cursor bring it in, each once.
   const turnSeq = activity.running ? activity.turnSeq : null;
-  const settled = turnSeq === null ? snapshot.messages : snapshot.messages.filter((message) => message.seq < turnSeq);
-  const older = settled.filter((message) => message.seq < before);
-  const page = older.slice(Math.max(0, older.length - limit));
+  const pageBefore = turnSeq === null ? before : Math.min(before, turnSeq);
+  // An engine that reads the log page by page reads only this page (and the chat's state), not the chat.
+  const snapshot = await engine.loadChat(chatId, {
+    abortSignal: context.request.signal,
+    page: { before: pageBefore, limit },
+  });
+  let page = snapshot.messages;
+  let hasOlder = snapshot.hasOlder;
+  if (hasOlder === undefined) {
+    // An engine that gives the whole log: the page is cut out here.
+    const older = snapshot.messages.filter((message) => message.seq < pageBefore);
+    page = older.slice(Math.max(0, older.length - limit));
+    hasOlder = older.length > page.length;
+  }
+  const { hasOlder: _paged, ...chat } = snapshot;
   const body: WireChatPage = {
-    snapshot: { ...snapshot, messages: page, ...(turnSeq !== null ? { problem: null } : {}) },
-    hasOlder: older.length > page.length,
+    snapshot: { ...chat, messages: page, ...(turnSeq !== null ? { problem: null } : {}) },
+    hasOlder,
     cursor: activity.cursor,
     running: activity.running,
   };

@@ -47,6 +47,8 @@ export interface SummariseOptions {
   readonly budget: number;
   /** Default 24,000. */
   readonly pieceChars?: number;
+  /** Told after each piece is read: `piece` of `pieces` (a model that fails and the next one starts again from 1). */
+  readonly onPiece?: (piece: number, pieces: number) => void;
   readonly abortSignal?: AbortSignal;
 }
 
@@ -259,28 +261,33 @@ function piecesFor(lines: string, pieceChars: number, fits: (piece: string) => b
 }
 
 /**
- * The folded turns with their longest texts shortened (head and tail kept, the middle marked) so that their
- * texts hold `targetChars` in all: one length limit for every text, the largest that fits, so the longest
- * are cut first and short ones stay whole. Thinking and pictures are not summarised, so not counted.
+ * The one length limit for every text of the folded turns so that their texts hold `targetChars` in all: the
+ * largest that fits, so the longest are cut first and short ones stay whole (never below 256); null when they
+ * fit whole. Thinking and pictures are not summarised, so not counted.
  */
-function shortenLongestTexts(
-  folded: readonly ChatMessage[],
-  targetChars: number,
-): { messages: ChatMessage[]; leftOutCharacters: number } {
+function textLimitFor(folded: readonly ChatMessage[], targetChars: number): number | null {
   const lengths = folded.flatMap((message) =>
     message.parts.map((part) => (part.type === "text" || part.type === "tool-result" ? part.text.length : 0)),
   );
   const total = lengths.reduce((sum, length) => sum + length, 0);
-  if (total <= targetChars) return { messages: [...folded], leftOutCharacters: 0 };
+  if (total <= targetChars) return null;
   let low = 0;
-  let high = Math.max(...lengths);
+  let high = lengths.reduce((longest, length) => Math.max(longest, length), 0);
   while (low < high) {
     const limit = Math.ceil((low + high) / 2);
     const kept = lengths.reduce((sum, length) => sum + Math.min(length, limit), 0);
     if (kept <= targetChars) low = limit;
     else high = limit - 1;
   }
-  const limit = Math.max(low, 256);
+  return Math.max(low, 256);
+}
+
+/** The folded turns with every text longer than `limit` shortened (head and tail kept, the middle marked). */
+function shortenLongestTexts(
+  folded: readonly ChatMessage[],
+  limit: number | null,
+): { messages: ChatMessage[]; leftOutCharacters: number } {
+  if (limit === null) return { messages: [...folded], leftOutCharacters: 0 };
   let leftOutCharacters = 0;
   const messages = folded.map((message) => ({
     ...message,
@@ -329,14 +336,23 @@ export async function summariseFolded(options: SummariseOptions): Promise<Summar
     // At most maxPiecesPerFold pieces: shorten the longest texts until the lines fit in that many.
     let target = Number.POSITIVE_INFINITY;
     let pieces: string[] = [];
+    let linesLength = 0;
     leftOutCharacters = 0;
+    // A round whose limit is the last round's (the 256 floor, for many short texts) cuts the same lines into the
+    // same pieces: they are not cut again, so a fold costs what it reads, not six times that.
+    let lastLimit: number | null | undefined;
     for (let round = 0; round < 6; round++) {
-      const shortened = shortenLongestTexts(options.folded, target);
-      const lines = redactSecrets(toPlainLines(shortened.messages));
-      pieces = lines === "" ? [""] : piecesFor(lines, pieceChars, fits);
-      leftOutCharacters = shortened.leftOutCharacters;
+      const limit = textLimitFor(options.folded, target);
+      if (limit !== lastLimit) {
+        const shortened = shortenLongestTexts(options.folded, limit);
+        const lines = redactSecrets(toPlainLines(shortened.messages));
+        pieces = lines === "" ? [""] : piecesFor(lines, pieceChars, fits);
+        linesLength = lines.length;
+        leftOutCharacters = shortened.leftOutCharacters;
+        lastLimit = limit;
+      }
       if (pieces.length <= maxPiecesPerFold) break;
-      const textChars = Math.min(target, lines.length);
+      const textChars = Math.min(target, linesLength);
       target = Math.floor((textChars * maxPiecesPerFold * 0.85) / pieces.length);
     }
     // Still over (labels and names alone too long): the first pieces and the last one.
@@ -346,7 +362,7 @@ export async function summariseFolded(options: SummariseOptions): Promise<Summar
       pieces = [...pieces.slice(0, maxPiecesPerFold - 1), pieces[pieces.length - 1] as string];
     }
     let summary = startingSummary;
-    for (const piece of pieces) {
+    for (const [index, piece] of pieces.entries()) {
       const prompt = promptFor(piece, summary);
       // Carrying the summary so far over word for word is fine; copying the instructions or the lines back is not.
       const echoSource = promptFor(piece, null);
@@ -361,6 +377,7 @@ export async function summariseFolded(options: SummariseOptions): Promise<Summar
         };
       }
       summary = redactSecrets(reply.text);
+      options.onPiece?.(index + 1, pieces.length);
     }
     if (summary === null || summary.trim() === "")
       return { status: "failed", attempt: { model, rejection: "empty" }, tooLong: false };

@@ -1,6 +1,46 @@
 import type { ChatMessage } from "../messages.js";
 import type { TranscriptFile } from "./transcript-file.js";
 
+/** A page of the log: the newest `limit` messages before the seq `before`. */
+export interface LogPageRequest {
+  /** The page ends before this seq. Default: the log's end (the newest page). */
+  readonly before?: number;
+  /** At most this many messages: a whole number from 1, or `Infinity` for every message before `before`. */
+  readonly limit: number;
+}
+
+/** Options of {@link ChatStore.readChat}. */
+export interface ReadChatOptions {
+  /**
+   * The reader's own check of the fields it keeps in the transcript, given the log's length (`nextSeq`): why
+   * the file is not usable, or null when it is. A file that does not pass is corrupt, as in `readTranscript`.
+   */
+  readonly check?: (file: TranscriptFile, nextSeq: number) => string | null;
+  /** A page of the log to read as well (what a person scrolls through). Default: none. */
+  readonly page?: LogPageRequest;
+  /** Whether to read the kept part. Default true; false reads only the state and the page. */
+  readonly kept?: boolean;
+}
+
+/** A chat as a turn (and a page of the chat) needs it: never more of the log than the kept part and the page. */
+export interface ChatReading {
+  /** The seq the next message takes: how many messages the log holds. */
+  readonly nextSeq: number;
+  /** The chat's transcript, or null when there is none. */
+  readonly transcript: TranscriptFile | null;
+  /** Where `kept` starts: see {@link keptStart}; `nextSeq` when the kept part was not asked for. */
+  readonly keptFrom: number;
+  /**
+   * The log from `keptFrom` to its end, in `seq` order: the messages the transcript keeps, whatever came after
+   * them, and always the log's last message. The whole log when there is no transcript.
+   */
+  readonly kept: ChatMessage[];
+  /** The page asked for, in `seq` order; empty without one. */
+  readonly page: ChatMessage[];
+  /** Whether the log holds messages older than the page's first. */
+  readonly hasOlder: boolean;
+}
+
 /** Options of {@link ChatStore.readTranscript}. */
 export interface ReadTranscriptOptions {
   /**
@@ -21,8 +61,19 @@ export interface ReadTranscriptOptions {
  * `ChatStoreReadError`.
  */
 export interface ChatStore {
-  /** Every message of the chat's log in `seq` order (0, 1, 2, ...); empty for a chat never written. */
+  /**
+   * Every message of the chat's log in `seq` order (0, 1, 2, ...); empty for a chat never written. It reads the
+   * whole log: a turn reads with {@link ChatStore.readChat} instead, whose cost does not grow with the log.
+   */
   readLog(chatId: string): Promise<ChatMessage[]>;
+  /**
+   * The chat as one read: its transcript (state), the log's kept part (from the transcript's first kept seq to
+   * the end) and, when asked, a page of the log. It reads no more of the log than those two need, so a turn on a
+   * long chat costs what its window costs. A transcript that does not pass `options.check` is corrupt as in
+   * `readTranscript` (moved aside, `TranscriptCorruptError`); a log that cannot be read is an error as in
+   * `readLog`.
+   */
+  readChat(chatId: string, options?: ReadChatOptions): Promise<ChatReading>;
   /**
    * Adds messages to the end of the log, all or (for the file store, after a crash) a prefix of them. The first
    * must carry the next `seq` and the rest follow one by one, else `TurnSequenceError`; a message of the wrong

@@ -224,7 +224,7 @@ describe("createFileChatStore", () => {
     ["a message out of place", (lines: string[]) => [lines[0], ...lines.slice(2)], 2],
     ["an empty line", (lines: string[]) => [lines[0], "", ...lines.slice(1)], 2],
   ])("given a log with %s among complete lines", (_case, damage, line) => {
-    it("should throw ChatLogCorruptError at that line and change nothing, on every read and append", async () => {
+    it("should throw ChatLogCorruptError at that line and change nothing on every read over it; an append, which reads only the log's end, goes on after it", async () => {
       const root = await temporaryRoot();
       const store = createFileChatStore({ root });
       const log = sampleLog();
@@ -234,13 +234,26 @@ describe("createFileChatStore", () => {
       await writeFile(store.logPath("broken"), damaged);
 
       const fresh = createFileChatStore({ root });
-      for (const attempt of [() => fresh.readLog("broken"), () => fresh.appendLog("broken", log.slice(4))]) {
+      const reads = [() => fresh.readLog("broken"), () => fresh.readChat("broken", { page: { before: 3, limit: 3 } })];
+      for (const attempt of reads) {
         const error = await attempt().catch((caught: unknown) => caught);
         expect(ChatLogCorruptError.isInstance(error)).toBe(true);
         expect(error).toMatchObject({ torn: false, repaired: false, line, keptAt: fresh.logPath("broken") });
       }
       expect(await readFile(fresh.logPath("broken"), "utf8")).toBe(damaged);
       expect(await readdir(join(root, "chats"))).toEqual(["broken.jsonl"]);
+      // A turn never reads the whole log: the damage is found where the log is read over it, never lost.
+      await fresh.appendLog("broken", log.slice(4));
+      const after = await readFile(fresh.logPath("broken"), "utf8");
+      expect(after.startsWith(damaged)).toBe(true);
+      expect(JSON.parse(after.slice(damaged.length))).toEqual(log[4]);
+      expect(
+        (await createFileChatStore({ root }).readChat("broken", { page: { limit: 1 }, kept: false })).page,
+      ).toEqual([log[4]]);
+      const error = await createFileChatStore({ root })
+        .readLog("broken")
+        .catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ name: "ChatLogCorruptError", repaired: false, line });
     });
   });
 

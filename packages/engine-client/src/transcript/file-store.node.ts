@@ -12,6 +12,7 @@ import {
 } from "../errors.js";
 import { createChatQueue } from "../kit/chat-queue.js";
 import type { ChatMessage } from "../messages.js";
+import { readChatWith } from "./chat-reading.js";
 import type { ChatStore } from "./chat-store.js";
 import {
   asidePath,
@@ -25,7 +26,14 @@ import {
   writeFileAtomically,
 } from "./durable-files.node.js";
 import { type FolderLock, lockFolder } from "./folder-lock.node.js";
-import { describeRepairs, type LogReading, readLogFile, writeRepairedLog } from "./log-reader.node.js";
+import { type LogLines, linesFrom, nextSeqOf, readLines, tailLines } from "./log-lines.node.js";
+import {
+  describeRepairs,
+  type LogReading,
+  longestLogLineBytes,
+  readLogFile,
+  writeRepairedLog,
+} from "./log-reader.node.js";
 import {
   checkLogMessages,
   checkLogSequence,
@@ -46,6 +54,9 @@ export interface FileChatStoreOptions {
 }
 
 export { asideCopiesKept } from "./durable-files.node.js";
+
+/** How many chats' line starts a file store keeps in memory (each a number per line read). */
+const linesKeptChats = 64;
 
 /** A {@link ChatStore} on Node's file system. */
 export interface FileChatStore extends ChatStore {
@@ -92,9 +103,15 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
     }
     return lock;
   }
-  // The next seq of each log read or written here, with the file size it was true for: another store that
-  // appended since changes the size, and the log is read again instead of trusted.
-  const logEnds = new Map<string, { readonly nextSeq: number; readonly size: number }>();
+  // Where the lines of each log read or written here start, as far as known, with the file size that was true
+  // for: another store of the process that appended since changes the size, and the lines after it are read.
+  // A bounded number of chats, the least recently read dropped first.
+  const logLines = new Map<string, LogLines>();
+  const rememberLines = (chatId: string, lines: LogLines) => {
+    logLines.delete(chatId);
+    logLines.set(chatId, lines);
+    if (logLines.size > linesKeptChats) logLines.delete(logLines.keys().next().value as string);
+  };
 
   const transcriptPath = (chatId: string): string => {
     assertSafeChatId(chatId);
@@ -112,7 +129,7 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
       handle = await open(path, "r");
     } catch (error) {
       if (errorCode(error) === "ENOENT") {
-        logEnds.delete(chatId);
+        logLines.delete(chatId);
         return [];
       }
       throw new ChatStoreReadError({ chatId, location: path, cause: error });
@@ -137,7 +154,7 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
     const { messages, repairs, tornBytes } = reading;
     if (tornBytes === 0 && repairs.length === 0) {
       await handle.close();
-      logEnds.set(chatId, { nextSeq: messages.length, size: reading.completeBytes });
+      rememberLines(chatId, { size: reading.completeBytes, first: messages.length, starts: [reading.completeBytes] });
       return messages;
     }
     // Repaired once, the whole file kept aside first: a line cut short by a crash mid-append is cut off; a seq
@@ -162,7 +179,7 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
       await handle.close();
     }
     await pruneAsideCopies(path);
-    logEnds.set(chatId, { nextSeq: messages.length, size });
+    rememberLines(chatId, { size, first: messages.length, starts: [size] });
     const reasons = [...(tornBytes > 0 ? [tornReason] : []), ...(repairs.length > 0 ? [describeRepairs(repairs)] : [])];
     throw new ChatLogCorruptError({
       chatId,
@@ -176,19 +193,101 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
     });
   }
 
-  async function logEnd(chatId: string): Promise<{ readonly nextSeq: number; readonly size: number }> {
+  /**
+   * The log's lines as far as known, its end read from the file's end (cheap for any length of log). A file
+   * whose end is not as the store writes it is read whole (`loadLog`), which repairs it or reports it.
+   */
+  async function linesOf(chatId: string): Promise<LogLines> {
     const path = logPath(chatId);
-    let size = 0;
+    let handle: FileHandle;
     try {
-      size = (await stat(path)).size;
+      handle = await open(path, "r");
     } catch (error) {
       if (errorCode(error) !== "ENOENT") throw new ChatStoreReadError({ chatId, location: path, cause: error });
+      logLines.delete(chatId);
+      return { size: 0, first: 0, starts: [0] };
     }
-    const known = logEnds.get(chatId);
-    if (known !== undefined && known.size === size) return known;
-    if (size === 0) return { nextSeq: 0, size: 0 };
-    const messages = await loadLog(chatId);
-    return logEnds.get(chatId) ?? { nextSeq: messages.length, size };
+    let lines: LogLines | null;
+    try {
+      lines = await tailLines(handle, (await handle.stat()).size, logLines.get(chatId));
+    } finally {
+      await handle.close();
+    }
+    if (lines === null) {
+      await loadLog(chatId);
+      return logLines.get(chatId) ?? { size: 0, first: 0, starts: [0] };
+    }
+    rememberLines(chatId, lines);
+    return lines;
+  }
+
+  /** The log's messages of seqs `from` to `to` (excluded): only their lines read, unless the log needs the full read. */
+  async function logRange(chatId: string, from: number, to: number): Promise<ChatMessage[]> {
+    let lines = await linesOf(chatId);
+    const handle = await open(logPath(chatId), "r").catch(() => null);
+    let messages: ChatMessage[] | null = null;
+    if (handle !== null) {
+      try {
+        const known = await linesFrom(handle, lines, from);
+        if (known !== false) {
+          lines = known;
+          messages = await readLines(handle, lines, from, to, options.maxLogLineBytes ?? longestLogLineBytes);
+        }
+      } finally {
+        await handle.close();
+      }
+    }
+    if (messages !== null) {
+      rememberLines(chatId, lines);
+      return messages;
+    }
+    return (await loadLog(chatId)).slice(from, to);
+  }
+
+  async function logEnd(chatId: string): Promise<{ readonly nextSeq: number; readonly lines: LogLines }> {
+    const lines = await linesOf(chatId);
+    return { nextSeq: nextSeqOf(lines), lines };
+  }
+
+  /** The chat's transcript, or null; one that cannot be read or does not pass `check` is moved aside. */
+  async function transcriptOf(
+    chatId: string,
+    check: ((file: TranscriptFile) => string | null) | undefined,
+  ): Promise<TranscriptFile | null> {
+    const path = transcriptPath(chatId);
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(path);
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") return null;
+      throw new ChatStoreReadError({ chatId, location: path, cause: error });
+    }
+    let text: string | undefined;
+    let reason = "it is not UTF-8";
+    let cause: unknown;
+    try {
+      // Fatal, so bytes that are not UTF-8 are not quietly turned into U+FFFD and written back so.
+      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch (error) {
+      cause = error;
+    }
+    if (text !== undefined) {
+      const decoded = decodeTranscript(chatId, text, check);
+      if (decoded.ok) return decoded.file;
+      reason = decoded.reason;
+      cause = decoded.cause;
+    }
+    const keptAt = asidePath(path, "corrupt");
+    let movedTo = path;
+    try {
+      await rename(path, keptAt);
+      await syncFolder(transcriptFolder);
+      movedTo = keptAt;
+    } catch (error) {
+      cause = new AggregateError([cause, error], "could not move the transcript aside");
+    }
+    await pruneAsideCopies(path);
+    throw new TranscriptCorruptError({ chatId, location: path, keptAt: movedTo, reason, cause });
   }
 
   /**
@@ -232,6 +331,25 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
       });
     },
 
+    async readChat(chatId, options) {
+      assertSafeChatId(chatId);
+      return storage("read", chatId, logPath(chatId), async () => {
+        await hold();
+        return queue.run(chatId, () =>
+          readChatWith(
+            {
+              async head(check) {
+                const nextSeq = nextSeqOf(await linesOf(chatId));
+                return { nextSeq, transcript: await transcriptOf(chatId, check && ((file) => check(file, nextSeq))) };
+              },
+              range: (from, to) => logRange(chatId, from, to),
+            },
+            options,
+          ),
+        );
+      });
+    },
+
     async appendLog(chatId, messages) {
       assertSafeChatId(chatId);
       const checked = checkLogMessages(chatId, messages);
@@ -242,18 +360,22 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
           checkLogSequence(chatId, end.nextSeq, checked);
           if (checked.length === 0) return;
           const path = logPath(chatId);
-          const lines = Buffer.from(checked.map((message) => `${JSON.stringify(message)}\n`).join(""), "utf8");
+          const texts = checked.map((message) => Buffer.from(`${JSON.stringify(message)}\n`, "utf8"));
+          const bytes = Buffer.concat(texts);
           await makeFolder(logFolder);
-          logEnds.delete(chatId);
+          logLines.delete(chatId);
           const handle = await open(path, "a", 0o600);
           try {
-            await handle.writeFile(lines);
+            await handle.writeFile(bytes);
             await handle.sync();
           } finally {
             await handle.close();
           }
-          if (end.size === 0) await syncFolder(logFolder);
-          logEnds.set(chatId, { nextSeq: end.nextSeq + checked.length, size: end.size + lines.length });
+          const size = end.lines.size;
+          if (size === 0) await syncFolder(logFolder);
+          const starts = [...end.lines.starts];
+          for (const text of texts) starts.push((starts.at(-1) as number) + text.length);
+          rememberLines(chatId, { size: size + bytes.length, first: end.lines.first, starts });
         });
       });
     },
@@ -262,41 +384,7 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
       const path = transcriptPath(chatId);
       return storage("read", chatId, path, async () => {
         await hold();
-        return queue.run(chatId, async (): Promise<TranscriptFile | null> => {
-          let bytes: Buffer;
-          try {
-            bytes = await readFile(path);
-          } catch (error) {
-            if (errorCode(error) === "ENOENT") return null;
-            throw new ChatStoreReadError({ chatId, location: path, cause: error });
-          }
-          let text: string | undefined;
-          let reason = "it is not UTF-8";
-          let cause: unknown;
-          try {
-            // Fatal, so bytes that are not UTF-8 are not quietly turned into U+FFFD and written back so.
-            text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-          } catch (error) {
-            cause = error;
-          }
-          if (text !== undefined) {
-            const decoded = decodeTranscript(chatId, text, options?.check);
-            if (decoded.ok) return decoded.file;
-            reason = decoded.reason;
-            cause = decoded.cause;
-          }
-          const keptAt = asidePath(path, "corrupt");
-          let movedTo = path;
-          try {
-            await rename(path, keptAt);
-            await syncFolder(transcriptFolder);
-            movedTo = keptAt;
-          } catch (error) {
-            cause = new AggregateError([cause, error], "could not move the transcript aside");
-          }
-          await pruneAsideCopies(path);
-          throw new TranscriptCorruptError({ chatId, location: path, keptAt: movedTo, reason, cause });
-        });
+        return queue.run(chatId, () => transcriptOf(chatId, options?.check));
       });
     },
 

@@ -88,13 +88,13 @@ describe("createFileChatStore, reading a log as a stream (fault 10)", () => {
     expect((await createFileChatStore({ root }).readLog("long")).at(-1)).toEqual(said(2_000, "next"));
   });
 
-  it("should report a line over the limit with the limit and its real line, and change nothing", async () => {
+  it("should report a line over the limit with the limit and its real line on every read over it, and change nothing", async () => {
     const root = await temporaryRoot();
     const store = createFileChatStore({ root });
     await store.appendLog("big", [said(0, "short"), said(1, "x".repeat(5_000)), said(2, "after")]);
     const before = await readFile(store.logPath("big"));
     const limited = createFileChatStore({ root, maxLogLineBytes: 4_096 });
-    for (const attempt of [() => limited.readLog("big"), () => limited.appendLog("big", [said(3, "more")])]) {
+    for (const attempt of [() => limited.readLog("big"), () => limited.readChat("big", { page: { limit: 3 } })]) {
       const error = await attempt().catch((caught: unknown) => caught);
       expect(ChatLogCorruptError.isInstance(error)).toBe(true);
       expect(error).toMatchObject({ line: 2, torn: false, repaired: false, keptMessages: 1 });

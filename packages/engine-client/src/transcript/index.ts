@@ -8,7 +8,13 @@ export {
   InvalidChatRecordError,
   TranscriptCorruptError,
 } from "../errors.js";
-export type { ChatStore, ReadTranscriptOptions } from "./chat-store.js";
+export type {
+  ChatReading,
+  ChatStore,
+  LogPageRequest,
+  ReadChatOptions,
+  ReadTranscriptOptions,
+} from "./chat-store.js";
 export {
   createIndexedDbChatStore,
   type IndexedDbChatStore,
@@ -19,6 +25,7 @@ export { createMemoryChatStore } from "./memory-store.js";
 export {
   buildTranscriptFile,
   keptSeqs,
+  keptStart,
   type TranscriptFile,
   type TranscriptFileInput,
   type TranscriptMessage,

@@ -9,6 +9,7 @@ import {
 } from "../errors.js";
 import { createChatQueue } from "../kit/chat-queue.js";
 import type { ChatMessage } from "../messages.js";
+import { readChatWith } from "./chat-reading.js";
 import type { ChatStore } from "./chat-store.js";
 import {
   checkLogMessages,
@@ -97,6 +98,72 @@ export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}
     }
   }
 
+  /** The messages with seqs from `from` to `to` (excluded), each checked as the message at its place. */
+  async function logRange(chatId: string, from: number, to: number): Promise<ChatMessage[]> {
+    const where = location(stores.log, chatId);
+    const values = await storage("read", chatId, where, async (): Promise<unknown[]> => {
+      const db = await database();
+      const transaction = db.transaction(stores.log, "readonly");
+      return requestResult(transaction.objectStore(stores.log).getAll(seqRange(chatId, from, to)));
+    });
+    const messages: ChatMessage[] = [];
+    for (const [index, value] of values.entries()) {
+      const decoded = decodeLogMessage(value, from + index);
+      if (!decoded.ok) {
+        throw unreadableLogLine({
+          chatId,
+          location: where,
+          line: from + index + 1,
+          reason: decoded.reason,
+          cause: decoded.cause,
+        });
+      }
+      messages.push(decoded.message);
+    }
+    return messages;
+  }
+
+  /** The chat's transcript, or null; one that does not pass `check` is moved to the `corrupt` object store. */
+  async function transcriptOf(
+    chatId: string,
+    check: ((file: TranscriptFile) => string | null) | undefined,
+  ): Promise<TranscriptFile | null> {
+    const where = location(stores.transcripts, chatId);
+    // One read-write transaction: what is moved aside is exactly what was read, even with another tab
+    // writing this chat's transcript at the same moment.
+    const { transaction, raw } = await storage("read", chatId, where, async () => {
+      const db = await database();
+      const transaction = db.transaction([stores.transcripts, stores.corrupt], "readwrite", durable);
+      const raw: unknown = await requestResult(transaction.objectStore(stores.transcripts).get(chatId));
+      return { transaction, raw };
+    });
+    if (raw === undefined) return null;
+    const decoded: TranscriptDecoding =
+      typeof raw === "string" ? decodeTranscript(chatId, raw, check) : { ok: false, reason: "it is not JSON text" };
+    if (decoded.ok) return decoded.file;
+
+    const record: IndexedDbCorruptRecord = {
+      chatId,
+      store: "transcripts",
+      raw,
+      reason: decoded.reason,
+      at: Date.now(),
+    };
+    let keptAt = where;
+    let cause = decoded.cause;
+    try {
+      const done = transactionDone(transaction);
+      const key = await requestResult(transaction.objectStore(stores.corrupt).add(record));
+      transaction.objectStore(stores.transcripts).delete(chatId);
+      await done;
+      keptAt = `indexeddb://${databaseName}/${stores.corrupt}/${String(key)}`;
+    } catch (error) {
+      // Not moved (storage full, say): left where it is, as the file store does.
+      cause = new AggregateError([decoded.cause, error], "could not move the transcript aside");
+    }
+    throw new TranscriptCorruptError({ chatId, location: where, keptAt, reason: decoded.reason, cause });
+  }
+
   return {
     databaseName,
 
@@ -108,29 +175,28 @@ export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}
 
     async readLog(chatId) {
       assertSafeChatId(chatId);
-      return queue.run(chatId, async () => {
-        const where = location(stores.log, chatId);
-        const values = await storage("read", chatId, where, async (): Promise<unknown[]> => {
-          const db = await database();
-          const transaction = db.transaction(stores.log, "readonly");
-          return requestResult(transaction.objectStore(stores.log).getAll(logRange(chatId)));
-        });
-        const messages: ChatMessage[] = [];
-        for (const [index, value] of values.entries()) {
-          const decoded = decodeLogMessage(value, index);
-          if (!decoded.ok) {
-            throw unreadableLogLine({
-              chatId,
-              location: where,
-              line: index + 1,
-              reason: decoded.reason,
-              cause: decoded.cause,
-            });
-          }
-          messages.push(decoded.message);
-        }
-        return messages;
-      });
+      return queue.run(chatId, () => logRange(chatId, 0, Number.POSITIVE_INFINITY));
+    },
+
+    async readChat(chatId, options) {
+      assertSafeChatId(chatId);
+      return queue.run(chatId, () =>
+        readChatWith(
+          {
+            async head(check) {
+              const where = location(stores.log, chatId);
+              const nextSeq = await storage("read", chatId, where, async () => {
+                const db = await database();
+                const transaction = db.transaction(stores.log, "readonly");
+                return nextSeqIn(transaction.objectStore(stores.log), chatId);
+              });
+              return { nextSeq, transcript: await transcriptOf(chatId, check && ((file) => check(file, nextSeq))) };
+            },
+            range: (from, to) => logRange(chatId, from, to),
+          },
+          options,
+        ),
+      );
     },
 
     async appendLog(chatId, messages) {
@@ -143,8 +209,7 @@ export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}
           const done = transactionDone(transaction);
           const store = transaction.objectStore(stores.log);
           try {
-            const last = await requestResult(store.openKeyCursor(logRange(chatId), "prev"));
-            const nextSeq = last === null ? 0 : (last.key as [string, number])[1] + 1;
+            const nextSeq = await nextSeqIn(store, chatId);
             checkLogSequence(chatId, nextSeq, checked);
             // `add`, not `put`: a seq already there fails the whole transaction instead of overwriting it.
             for (const message of checked) store.add(message, [chatId, message.seq]);
@@ -164,44 +229,7 @@ export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}
 
     async readTranscript(chatId, options) {
       assertSafeChatId(chatId);
-      return queue.run(chatId, async (): Promise<TranscriptFile | null> => {
-        const where = location(stores.transcripts, chatId);
-        // One read-write transaction: what is moved aside is exactly what was read, even with another tab
-        // writing this chat's transcript at the same moment.
-        const { transaction, raw } = await storage("read", chatId, where, async () => {
-          const db = await database();
-          const transaction = db.transaction([stores.transcripts, stores.corrupt], "readwrite", durable);
-          const raw: unknown = await requestResult(transaction.objectStore(stores.transcripts).get(chatId));
-          return { transaction, raw };
-        });
-        if (raw === undefined) return null;
-        const decoded: TranscriptDecoding =
-          typeof raw === "string"
-            ? decodeTranscript(chatId, raw, options?.check)
-            : { ok: false, reason: "it is not JSON text" };
-        if (decoded.ok) return decoded.file;
-
-        const record: IndexedDbCorruptRecord = {
-          chatId,
-          store: "transcripts",
-          raw,
-          reason: decoded.reason,
-          at: Date.now(),
-        };
-        let keptAt = where;
-        let cause = decoded.cause;
-        try {
-          const done = transactionDone(transaction);
-          const key = await requestResult(transaction.objectStore(stores.corrupt).add(record));
-          transaction.objectStore(stores.transcripts).delete(chatId);
-          await done;
-          keptAt = `indexeddb://${databaseName}/${stores.corrupt}/${String(key)}`;
-        } catch (error) {
-          // Not moved (storage full, say): left where it is, as the file store does.
-          cause = new AggregateError([decoded.cause, error], "could not move the transcript aside");
-        }
-        throw new TranscriptCorruptError({ chatId, location: where, keptAt, reason: decoded.reason, cause });
-      });
+      return queue.run(chatId, () => transcriptOf(chatId, options?.check));
     },
 
     async writeTranscript(chatId, file) {
@@ -258,8 +286,15 @@ function openDatabase(name: string, factory: IDBFactory | undefined): Promise<ID
   });
 }
 
-function logRange(chatId: string): IDBKeyRange {
-  return IDBKeyRange.bound([chatId, 0], [chatId, Number.POSITIVE_INFINITY]);
+/** The keys of a chat's log from seq `from` to `to` (excluded). */
+function seqRange(chatId: string, from: number, to: number): IDBKeyRange {
+  return IDBKeyRange.bound([chatId, from], [chatId, to], false, true);
+}
+
+/** The seq the chat's next message takes: one past the last key. */
+async function nextSeqIn(store: IDBObjectStore, chatId: string): Promise<number> {
+  const last = await requestResult(store.openKeyCursor(seqRange(chatId, 0, Number.POSITIVE_INFINITY), "prev"));
+  return last === null ? 0 : (last.key as [string, number])[1] + 1;
 }
 
 function requestResult<T>(request: IDBRequest<T>): Promise<T> {

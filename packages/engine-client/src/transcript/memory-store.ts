@@ -2,6 +2,7 @@ import { utf8Length } from "../context/estimate.js";
 import { assertSafeChatId, TranscriptCorruptError } from "../errors.js";
 import { createChatQueue } from "../kit/chat-queue.js";
 import type { ChatMessage } from "../messages.js";
+import { readChatWith } from "./chat-reading.js";
 import type { ChatStore } from "./chat-store.js";
 import { checkLogMessages, checkLogSequence, encodeTranscript, type TranscriptFile } from "./transcript-file.js";
 
@@ -16,6 +17,24 @@ export function createMemoryChatStore(): ChatStore {
   /** Transcripts a reader's check found unusable, moved aside as the durable stores move them. */
   const corrupt: string[] = [];
   const queue = createChatQueue();
+
+  /** The transcript as stored, or null; one the reader's check refuses is moved aside. */
+  function transcriptOf(chatId: string, check: ((file: TranscriptFile) => string | null) | undefined) {
+    const stored = transcripts.get(chatId);
+    if (stored === undefined) return null;
+    // Only encodeTranscript's checked text is ever stored here: only the reader's own check can fail.
+    const file = JSON.parse(stored.json) as TranscriptFile;
+    const unusable = check?.(file) ?? null;
+    if (unusable === null) return file;
+    corrupt.push(stored.json);
+    transcripts.delete(chatId);
+    throw new TranscriptCorruptError({
+      chatId,
+      location: `memory://transcripts/${chatId}`,
+      keptAt: `memory://corrupt/${corrupt.length - 1}`,
+      reason: unusable,
+    });
+  }
 
   return {
     async readLog(chatId) {
@@ -33,24 +52,27 @@ export function createMemoryChatStore(): ChatStore {
       });
     },
 
+    async readChat(chatId, options) {
+      assertSafeChatId(chatId);
+      return queue.run(chatId, () =>
+        readChatWith(
+          {
+            async head(check) {
+              const nextSeq = logs.get(chatId)?.length ?? 0;
+              return { nextSeq, transcript: transcriptOf(chatId, check && ((file) => check(file, nextSeq))) };
+            },
+            async range(from, to) {
+              return structuredClone((logs.get(chatId) ?? []).slice(from, to));
+            },
+          },
+          options,
+        ),
+      );
+    },
+
     async readTranscript(chatId, options) {
       assertSafeChatId(chatId);
-      return queue.run(chatId, async () => {
-        const stored = transcripts.get(chatId);
-        if (stored === undefined) return null;
-        // Only encodeTranscript's checked text is ever stored here: only the reader's own check can fail.
-        const file = JSON.parse(stored.json) as TranscriptFile;
-        const unusable = options?.check?.(file) ?? null;
-        if (unusable === null) return file;
-        corrupt.push(stored.json);
-        transcripts.delete(chatId);
-        throw new TranscriptCorruptError({
-          chatId,
-          location: `memory://transcripts/${chatId}`,
-          keptAt: `memory://corrupt/${corrupt.length - 1}`,
-          reason: unusable,
-        });
-      });
+      return queue.run(chatId, async () => transcriptOf(chatId, options?.check));
     },
 
     async writeTranscript(chatId, file) {

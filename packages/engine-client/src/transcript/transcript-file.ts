@@ -284,3 +284,16 @@ export function buildTranscriptFile(input: TranscriptFileInput): TranscriptFile 
   if (input.factor !== undefined) given.factor = input.factor;
   return { ...input.previous, ...given, version: 1, id: input.id, messages, seqs };
 }
+
+/**
+ * Where the kept part of a log of `nextSeq` messages starts: the transcript's first kept seq (see
+ * {@link keptSeqs}), else its summary's `firstKeptSeq`; never past the log's last message, so the kept part
+ * always holds it. 0 (the whole log) without a transcript, or when its messages' places cannot be known.
+ */
+export function keptStart(file: Pick<TranscriptFile, "messages" | "seqs" | "summary"> | null, nextSeq: number): number {
+  if (file === null) return 0;
+  const seqs = keptSeqs(file, nextSeq);
+  if (seqs === null) return 0;
+  const first = seqs[0] ?? file.summary?.firstKeptSeq ?? nextSeq;
+  return Math.max(0, Math.min(first, nextSeq - 1));
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InvalidChatIdError, InvalidChatRecordError, TranscriptCorruptError, TurnSequenceError } from "../../errors.js";
+import type { ChatMessage } from "../../messages.js";
 import type { ChatStore } from "../chat-store.js";
 import { buildTranscriptFile, type TranscriptFile } from "../transcript-file.js";
 import { bigTranscript, sampleLog, sampleSummary } from "./fixtures.js";
@@ -202,6 +203,155 @@ export function chatStoreContract(
       });
     });
 
+    describe("given a chat read with readChat", () => {
+      /** A log of `length` plain messages, the person's and the assistant's in turn. */
+      const plainLog = (length: number): ChatMessage[] =>
+        Array.from({ length }, (_, seq) => ({
+          seq,
+          role: seq % 2 === 0 ? "user" : "assistant",
+          parts: [{ type: "text", text: `message ${seq} ${"é🐚".repeat(seq % 7)}` }],
+          createdAt: seq,
+        }));
+
+      it("should read a chat never written as empty, with no transcript", async () => {
+        const store = await createStore();
+        expect(await store.readChat("none", { page: { limit: 10 } })).toEqual({
+          nextSeq: 0,
+          transcript: null,
+          keptFrom: 0,
+          kept: [],
+          page: [],
+          hasOlder: false,
+        });
+      });
+
+      it("should read the whole log as the kept part when there is no transcript", async () => {
+        const store = await createStore();
+        await store.appendLog("fresh", plainLog(12));
+        const reading = await store.readChat("fresh");
+        expect(reading).toMatchObject({ nextSeq: 12, transcript: null, keptFrom: 0, page: [], hasOlder: false });
+        expect(reading.kept).toEqual(plainLog(12));
+      });
+
+      it("should read the state and the log from the transcript's first kept seq to the end", async () => {
+        const store = await createStore();
+        const log = plainLog(40);
+        await store.appendLog("kept", log.slice(0, 37));
+        const file = buildTranscriptFile({ id: "kept", kept: log.slice(30, 37), summary: sampleSummary(30) });
+        await store.writeTranscript("kept", file);
+        // The turn after the transcript was written: its messages are in the kept part too.
+        await store.appendLog("kept", log.slice(37));
+        const reading = await store.readChat("kept");
+        expect(reading.nextSeq).toBe(40);
+        expect(reading.transcript).toEqual(file);
+        expect(reading.keptFrom).toBe(30);
+        expect(reading.kept).toEqual(log.slice(30));
+      });
+
+      it("should start the kept part at the summary's first kept seq when the transcript keeps no message, and always hold the last message", async () => {
+        const store = await createStore();
+        const log = plainLog(20);
+        await store.appendLog("summary-only", log);
+        await store.writeTranscript(
+          "summary-only",
+          buildTranscriptFile({ id: "summary-only", kept: [], summary: sampleSummary(15) }),
+        );
+        expect((await store.readChat("summary-only")).kept).toEqual(log.slice(15));
+        await store.writeTranscript(
+          "summary-only",
+          buildTranscriptFile({ id: "summary-only", kept: [], summary: sampleSummary(25) }),
+        );
+        expect((await store.readChat("summary-only")).kept).toEqual(log.slice(19));
+      });
+
+      it("should read a transcript without seqs as keeping the log's last messages, and one holding more than the log from 0", async () => {
+        const store = await createStore();
+        const log = plainLog(10);
+        await store.appendLog("old", log);
+        const { seqs: _seqs, ...old } = buildTranscriptFile({ id: "old", kept: log.slice(7) });
+        await store.writeTranscript("old", old as TranscriptFile);
+        expect((await store.readChat("old")).kept).toEqual(log.slice(7));
+        const { seqs: _more, ...tooMany } = buildTranscriptFile({ id: "old", kept: [...log, ...log] });
+        await store.writeTranscript("old", tooMany as TranscriptFile);
+        expect((await store.readChat("old")).kept).toEqual(log);
+      });
+
+      it("should read pages from the end, each the newest messages before `before`, and say whether older ones exist", async () => {
+        const store = await createStore();
+        const log = plainLog(25);
+        await store.appendLog("paged", log);
+        await store.writeTranscript("paged", buildTranscriptFile({ id: "paged", kept: log.slice(20) }));
+        const newest = await store.readChat("paged", { page: { limit: 10 } });
+        expect(newest.page).toEqual(log.slice(15));
+        expect(newest.hasOlder).toBe(true);
+        expect(newest.kept).toEqual(log.slice(20));
+        const middle = await store.readChat("paged", { page: { before: 15, limit: 10 }, kept: false });
+        expect(middle).toMatchObject({ nextSeq: 25, keptFrom: 25, kept: [], hasOlder: true });
+        expect(middle.page).toEqual(log.slice(5, 15));
+        const oldest = await store.readChat("paged", { page: { before: 5, limit: 10 } });
+        expect(oldest.page).toEqual(log.slice(0, 5));
+        expect(oldest.hasOlder).toBe(false);
+        expect(oldest.kept).toEqual(log.slice(20));
+        expect((await store.readChat("paged", { page: { before: 0, limit: 10 } })).page).toEqual([]);
+        expect((await store.readChat("paged", { page: { before: 1_000, limit: 3 } })).page).toEqual(log.slice(22));
+        const whole = await store.readChat("paged", { page: { limit: Number.POSITIVE_INFINITY } });
+        expect(whole.page).toEqual(log);
+        expect(whole.hasOlder).toBe(false);
+      });
+
+      it("should read every page of a long log, page by page, equal to the whole log", async () => {
+        const store = await createStore();
+        const log = plainLog(230);
+        await store.appendLog("long", log.slice(0, 100));
+        await store.appendLog("long", log.slice(100));
+        const pages: ChatMessage[] = [];
+        let before: number | undefined;
+        for (;;) {
+          const reading = await store.readChat("long", {
+            page: { limit: 17, ...(before !== undefined && { before }) },
+          });
+          pages.unshift(...reading.page);
+          if (!reading.hasOlder) break;
+          before = reading.page[0]!.seq;
+        }
+        expect(pages).toEqual(log);
+        // Appended after the pages were read: the next read has it.
+        await store.appendLog("long", plainLog(231).slice(230));
+        expect((await store.readChat("long", { page: { limit: 2 } })).page).toEqual(plainLog(231).slice(229));
+      });
+
+      it("should give the check the log's length, and move a transcript it refuses aside as corrupt", async () => {
+        const store = await createStore();
+        const log = plainLog(6);
+        await store.appendLog("checked", log);
+        await store.writeTranscript("checked", buildTranscriptFile({ id: "checked", kept: log.slice(4) }));
+        const lengths: number[] = [];
+        const error = await store
+          .readChat("checked", {
+            check: (_file, nextSeq) => {
+              lengths.push(nextSeq);
+              return "not for this log";
+            },
+          })
+          .catch((caught: unknown) => caught);
+        expect(lengths).toEqual([6]);
+        expect(TranscriptCorruptError.isInstance(error)).toBe(true);
+        expect((error as TranscriptCorruptError).reason).toBe("not for this log");
+        const after = await store.readChat("checked");
+        expect(after.transcript).toBeNull();
+        expect(after.kept).toEqual(log);
+      });
+
+      it("should hand out copies, so a caller's change does not reach the store", async () => {
+        const store = await createStore();
+        await store.appendLog("copies", plainLog(4));
+        const reading = await store.readChat("copies", { page: { limit: 2 } });
+        reading.kept.pop();
+        (reading.page[0]!.parts as unknown[]).push({ type: "text", text: "changed" });
+        expect((await store.readChat("copies", { page: { limit: 2 } })).page).toEqual(plainLog(4).slice(2));
+      });
+    });
+
     describe("given a failed call", () => {
       it("should not block the calls queued after it", async () => {
         const store = await createStore();
@@ -225,6 +375,16 @@ export function chatStoreContract(
         await store.writeTranscript("restart", file);
         const second = await openSecond();
         expect(await second.readLog("restart")).toEqual(log);
+        expect(await second.readChat("restart", { page: { limit: 2 } })).toEqual({
+          nextSeq: 5,
+          transcript: file,
+          keptFrom: 3,
+          kept: log.slice(3),
+          page: log.slice(3),
+          hasOlder: true,
+        });
+        await second.appendLog("restart", [{ ...log[0]!, seq: 5 }]);
+        expect((await store.readChat("restart")).kept).toEqual([...log.slice(3), { ...log[0]!, seq: 5 }]);
         expect(await second.readTranscript("restart")).toEqual(file);
         expect(await second.transcriptBytes("restart")).toBe(await store.transcriptBytes("restart"));
       });

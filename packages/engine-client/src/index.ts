@@ -137,7 +137,6 @@ export {
   type IndexedDbChatStore,
   type IndexedDbChatStoreOptions,
   InvalidChatRecordError,
-  type LogPageRequest,
   type ReadChatOptions,
   type ReadTranscriptOptions,
   TranscriptCorruptError,

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ChatLogCorruptError, ChatStoreReadError, TranscriptCorruptError } from "../errors.js";
+import type { ChatMessage } from "../messages.js";
 import { createFileChatStore } from "./file-store.node.js";
 import { sampleLog, sampleSummary } from "./testing/fixtures.js";
 import { buildTranscriptFile, keptSeqs } from "./transcript-file.js";
@@ -98,12 +99,17 @@ describe("createFileChatStore", () => {
       };
       await store.writeTranscript("new", file);
       const seenByOldReader = legacyReader.parse(JSON.parse(await readFile(store.transcriptPath("new"), "utf8")));
-      expect(seenByOldReader).toEqual({ version: 1, id: "new", model: "m", messages: file.messages });
+      expect(seenByOldReader).toEqual({
+        version: 1,
+        id: "new",
+        model: "m",
+        messages: withoutLaterFields(file.messages),
+      });
     });
   });
 
   describe("given that file rewritten by a version-1 writer that drops what it does not know (a rollback)", () => {
-    it("should stay readable, with the same messages at the same places; only the summary (and factor) are gone", async () => {
+    it("should stay readable, with the same messages at the same places; only the summary (and factor, and how answers ended) are gone", async () => {
       const root = await temporaryRoot();
       const store = createFileChatStore({ root });
       const log = sampleLog();
@@ -119,7 +125,7 @@ describe("createFileChatStore", () => {
 
       const reread = await createFileChatStore({ root }).readTranscript("rollback");
       expect(reread).not.toBeNull();
-      expect(reread?.messages).toEqual(file.messages);
+      expect(reread?.messages).toEqual(withoutLaterFields(file.messages));
       expect(keptSeqs(reread!, log.length)).toEqual(file.seqs);
       expect(reread?.summary).toBeUndefined();
       expect(reread?.factor).toBeUndefined();
@@ -272,3 +278,8 @@ describe("createFileChatStore", () => {
     });
   });
 });
+
+/** A message as a version-1 reader keeps it: without the fields later versions added (`finishReason`). */
+function withoutLaterFields(messages: readonly ChatMessage[]): ChatMessage[] {
+  return messages.map(({ finishReason, ...message }) => message);
+}

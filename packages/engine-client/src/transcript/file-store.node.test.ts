@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ChatLogCorruptError, ChatStoreReadError, TranscriptCorruptError } from "../errors.js";
-import type { ChatMessage } from "../messages.js";
 import { createFileChatStore } from "./file-store.node.js";
 import { sampleLog, sampleSummary } from "./testing/fixtures.js";
 import { buildTranscriptFile, keptSeqs } from "./transcript-file.js";
@@ -280,6 +279,6 @@ describe("createFileChatStore", () => {
 });
 
 /** A message as a version-1 reader keeps it: without the fields later versions added (`finishReason`). */
-function withoutLaterFields(messages: readonly ChatMessage[]): ChatMessage[] {
+function withoutLaterFields<M extends { finishReason?: unknown }>(messages: readonly M[]): Omit<M, "finishReason">[] {
   return messages.map(({ finishReason, ...message }) => message);
 }

@@ -21,7 +21,7 @@ export const usage = `pnpm bench [--json] [--data DIR] [--corpus FILE] [--only S
   --json         one JSON object on stdout; tables and progress go to stderr
   --data DIR     conversation JSONL files to replay (default ../shared/data/conversations)
   --corpus FILE  token corpus with real counts (default ../shared/data/token-corpus/train.jsonl)
-  --only IDS     run only these sections (planning, prompt-cache, estimate, ui, store)
+  --only IDS     run only these sections (planning, prompt-cache, estimate, ui, store, real-server)
   --quick        shorter timings, sampled corpus: a quick look, not the figures`;
 
 export function parseArgs(argv: readonly string[]): BenchArgs {

@@ -2,6 +2,7 @@ import type { BenchSection } from "../section.js";
 import { estimateSection } from "./estimate.js";
 import { planningSection } from "./planning.js";
 import { promptCacheSection } from "./prompt-cache.js";
+import { realServerSection } from "./real-server.js";
 import { storeSection } from "./store.js";
 import { uiSection } from "./ui.js";
 
@@ -12,4 +13,5 @@ export const sections: readonly BenchSection[] = [
   estimateSection,
   uiSection,
   storeSection,
+  realServerSection,
 ];

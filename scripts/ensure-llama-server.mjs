@@ -37,9 +37,11 @@ import { join } from "node:path";
 const tag = "[ensure-llama-server]";
 const NODE_LLAMA_CPP = "node-llama-cpp@3.21.1";
 
-// The optimisation level, measured on this machine kind (2 cores; docs/real-server.md has the figures): compiling
-// one large C++ translation unit (common/chat.cpp) took 9.3 s at -O0, OPT_PROBE_O1 at -O1 and OPT_PROBE_O2 at -O2;
-// the 260K-parameter model is so small that its speed is bounded by per-token overhead, not arithmetic.
+// The optimisation level, measured on this machine kind (2 cores, docs/real-server.md): compiling two of the
+// largest C++ translation units took 9.3 / 10.9 / 14.5 s (common/chat.cpp) and 16.5 / 12.3 / 18.8 s
+// (tools/server/server-context.cpp) at -O0 / -O1 / -O2, and CMake's Release is -O3. -O1 compiles about as fast as
+// -O0 (less code to emit) and keeps ggml's SIMD loops fast; the 260K-parameter model's speed is bounded by
+// per-token overhead, not arithmetic.
 const OPTIMISATION = "-O1";
 
 /** Every CMake option that shapes the binary; part of the cache key. */
@@ -186,8 +188,9 @@ function ensureSource(root) {
 }
 
 function build(root, sourceDir, key, binDir) {
-  const buildDir = join(root, `build.tmp-${key}-${process.pid}`);
-  rmSync(buildDir, { recursive: true, force: true });
+  // Only the lock's holder builds, so the folder is per key, not per process: a build that was killed (Ctrl-C,
+  // a machine reboot) goes on from the objects it had compiled instead of starting again.
+  const buildDir = join(root, `build.tmp-${key}`);
   const jobs = String(Number(process.env.NACRE_BUILD_JOBS) || availableParallelism());
   const started = Date.now();
   log(`configuring in ${buildDir}…`);

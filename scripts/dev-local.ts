@@ -13,7 +13,9 @@ import { newlineToken, startLlamaServer } from "./llama-server.js";
 const repositoryRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const window = Number(process.env.NACRE_LOCAL_WINDOW ?? 2048);
 if (!Number.isInteger(window) || window < 256) {
-  console.error(`NACRE_LOCAL_WINDOW must be a whole number of tokens, at least 256 (got ${process.env.NACRE_LOCAL_WINDOW})`);
+  console.error(
+    `NACRE_LOCAL_WINDOW must be a whole number of tokens, at least 256 (got ${process.env.NACRE_LOCAL_WINDOW})`,
+  );
   process.exit(2);
 }
 

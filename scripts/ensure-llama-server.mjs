@@ -176,10 +176,27 @@ function ensureSource(root) {
     .trim()
     .split("\n")
     .at(-1);
-  run("tar", ["-xzf", join(scratch, packed), "-C", scratch, "package/llama/gitRelease.bundle", "package/llama/llama.cpp.info.json"]);
+  run("tar", [
+    "-xzf",
+    join(scratch, packed),
+    "-C",
+    scratch,
+    "package/llama/gitRelease.bundle",
+    "package/llama/llama.cpp.info.json",
+  ]);
   const info = JSON.parse(readFileSync(join(scratch, "package/llama/llama.cpp.info.json"), "utf8"));
-  run("git", ["clone", "--quiet", "-c", "advice.detachedHead=false", join(scratch, "package/llama/gitRelease.bundle"), join(scratch, "src")]);
-  writeFileSync(join(scratch, "src", ".nacre-llama.cpp.info.json"), `${JSON.stringify({ ...info, from: NODE_LLAMA_CPP }, null, 2)}\n`);
+  run("git", [
+    "clone",
+    "--quiet",
+    "-c",
+    "advice.detachedHead=false",
+    join(scratch, "package/llama/gitRelease.bundle"),
+    join(scratch, "src"),
+  ]);
+  writeFileSync(
+    join(scratch, "src", ".nacre-llama.cpp.info.json"),
+    `${JSON.stringify({ ...info, from: NODE_LLAMA_CPP }, null, 2)}\n`,
+  );
   mkdirSync(join(root, "source"), { recursive: true });
   rmSync(sourceDir, { recursive: true, force: true });
   renameSync(join(scratch, "src"), sourceDir);
@@ -213,7 +230,8 @@ function build(root, sourceDir, key, binDir) {
 
 function main() {
   if (process.env.LLAMA_SERVER_BIN) {
-    if (!existsSync(process.env.LLAMA_SERVER_BIN)) throw new Error(`${tag} LLAMA_SERVER_BIN=${process.env.LLAMA_SERVER_BIN} does not exist.`);
+    if (!existsSync(process.env.LLAMA_SERVER_BIN))
+      throw new Error(`${tag} LLAMA_SERVER_BIN=${process.env.LLAMA_SERVER_BIN} does not exist.`);
     return process.env.LLAMA_SERVER_BIN;
   }
   const root = join(cacheRoot(), "llama-server");

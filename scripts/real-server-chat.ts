@@ -49,9 +49,7 @@ export async function sendTurns(
       healthNotes: events.filter((event) => event.type === "health-note"),
       problem: problem?.type === "turn-problem" ? problem.problem : null,
       status: end?.type === "turn-end" ? end.status : "none",
-      answer: events
-        .map((event) => (event.type === "text-delta" ? event.delta : ""))
-        .join(""),
+      answer: events.map((event) => (event.type === "text-delta" ? event.delta : "")).join(""),
       contextUsage: end?.type === "turn-end" ? (end.contextUsage ?? null) : null,
       milliseconds: performance.now() - started,
     };

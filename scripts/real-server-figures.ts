@@ -1,8 +1,8 @@
 // What the suite and the bench read from one chat on a real llama-server: the engine's turns (scripts/real-server-chat.ts)
 // beside the server's own record of each request (scripts/recording-proxy.ts).
 import { recogniseTooLong } from "@conch/engine-client/providers";
-import type { RecordedExchange } from "./recording-proxy.js";
 import type { TurnRecord } from "./real-server-chat.js";
+import type { RecordedExchange } from "./recording-proxy.js";
 
 /** One turn's exchanges with the server, in order. */
 export interface TurnExchanges {
@@ -48,7 +48,9 @@ const median = (values: readonly number[]) => {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 };
 
 /** The figures of one chat (the bench's row; the suite asserts on them). */

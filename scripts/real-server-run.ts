@@ -6,10 +6,16 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createApiEngine, createLlamaCpp, createMemoryChatStore, createOpenAI, type Engine } from "@conch/engine-client";
+import {
+  createApiEngine,
+  createLlamaCpp,
+  createMemoryChatStore,
+  createOpenAI,
+  type Engine,
+} from "@conch/engine-client";
 import { createRemoteEngine } from "@conch/engine-client/remote";
-import { type StartedLlamaServer, freePort } from "./llama-server.js";
-import { type TurnRecord, sendTurns } from "./real-server-chat.js";
+import { freePort, type StartedLlamaServer } from "./llama-server.js";
+import { sendTurns, type TurnRecord } from "./real-server-chat.js";
 import { type ChatFigures, chatFigures, type TurnExchanges } from "./real-server-figures.js";
 import type { RealServerTurn } from "./real-server-turns.js";
 import { type RecordingProxy, startRecordingProxy } from "./recording-proxy.js";
@@ -127,12 +133,17 @@ export async function runRealChat(options: {
     }
     const turns: TurnExchanges[] = [];
     let seen = proxy.exchanges.length;
-    const records = await sendTurns(engine, `real-${row.replace(/\W+/g, "-")}-${server.window}`, options.turns, (record) => {
-      const exchanges = proxy.exchanges.slice(seen);
-      seen = proxy.exchanges.length;
-      turns.push({ record, exchanges });
-      options.onTurn?.(record, exchanges);
-    });
+    const records = await sendTurns(
+      engine,
+      `real-${row.replace(/\W+/g, "-")}-${server.window}`,
+      options.turns,
+      (record) => {
+        const exchanges = proxy.exchanges.slice(seen);
+        seen = proxy.exchanges.length;
+        turns.push({ record, exchanges });
+        options.onTurn?.(record, exchanges);
+      },
+    );
     const figures = await chatFigures(turns, server.window, (text) => server.tokenize(text));
     return { row, window: server.window, records, turns, figures, exchanges: [...proxy.exchanges] };
   } finally {

@@ -27,14 +27,22 @@ export interface RecordedExchange {
   readonly method: string;
   readonly path: string;
   /** The parsed JSON body, or null. */
-  readonly body: { readonly model?: string; readonly messages?: readonly SentMessage[]; readonly [key: string]: unknown } | null;
+  readonly body: {
+    readonly model?: string;
+    readonly messages?: readonly SentMessage[];
+    readonly [key: string]: unknown;
+  } | null;
   /** `chat` (an answer), `summary` (the summariser's request) or `other` (`/props`, `/models`, `/tokenize`, …). */
   readonly kind: "chat" | "summary" | "other";
   readonly status: number;
   /** A non-2xx answer's body, parsed when it is JSON. */
   readonly errorBody?: unknown;
   readonly timings?: ServerTimings;
-  readonly usage?: { readonly prompt_tokens: number; readonly completion_tokens: number; readonly [key: string]: unknown };
+  readonly usage?: {
+    readonly prompt_tokens: number;
+    readonly completion_tokens: number;
+    readonly [key: string]: unknown;
+  };
   readonly finishReason?: string;
   /** The answer's text (a stream's deltas joined). */
   readonly text?: string;
@@ -137,7 +145,8 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     });
     const outHeaders: Record<string, string> = {};
     upstream.headers.forEach((value, name) => {
-      if (!["content-length", "content-encoding", "transfer-encoding", "connection"].includes(name)) outHeaders[name] = value;
+      if (!["content-length", "content-encoding", "transfer-encoding", "connection"].includes(name))
+        outHeaders[name] = value;
     });
     response.writeHead(upstream.status, outHeaders);
     const decoder = new TextDecoder();

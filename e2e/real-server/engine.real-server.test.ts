@@ -29,85 +29,88 @@ describe.each([512, 2048, 8192])("a real llama-server with a %i-token window", (
     await server?.stop();
   });
 
-  it.each(realServerRows)("%s: folds a real chat, heals every refusal once, and reads the server's usage", async (row) => {
-    const chat = await runRealChat({ server, row, turns: roundRobinTurns(turnsAt[window] as number) });
-    chats.set(row, chat);
-    const { figures, turns } = chat;
-    console.info(`[real-server] ${window} ${row}: ${JSON.stringify(figures)}`);
+  it.each(realServerRows)(
+    "%s: folds a real chat, heals every refusal once, and reads the server's usage",
+    async (row) => {
+      const chat = await runRealChat({ server, row, turns: roundRobinTurns(turnsAt[window] as number) });
+      chats.set(row, chat);
+      const { figures, turns } = chat;
+      console.info(`[real-server] ${window} ${row}: ${JSON.stringify(figures)}`);
 
-    // The window: createLlamaCpp (and pnpm serve, on the same adapter) read it from /props before the first
-    // request; createOpenAI starts from the local default and learns it from a refusal that names it.
-    const windows = turns.map(({ record }) => record.contextUsage?.window);
-    if (row === "createOpenAI") {
-      if (turns.some(({ exchanges }) => exchanges.some((exchange) => refusalOf(exchange)))) {
-        expect(windows.at(-1)).toBe(window);
+      // The window: createLlamaCpp (and pnpm serve, on the same adapter) read it from /props before the first
+      // request; createOpenAI starts from the local default and learns it from a refusal that names it.
+      const windows = turns.map(({ record }) => record.contextUsage?.window);
+      if (row === "createOpenAI") {
+        if (turns.some(({ exchanges }) => exchanges.some((exchange) => refusalOf(exchange)))) {
+          expect(windows.at(-1)).toBe(window);
+        }
+      } else {
+        expect(windows.every((seen) => seen === window)).toBe(true);
+        expect(chat.exchanges.some((exchange) => exchange.path === "/props")).toBe(true);
       }
-    } else {
-      expect(windows.every((seen) => seen === window)).toBe(true);
-      expect(chat.exchanges.some((exchange) => exchange.path === "/props")).toBe(true);
-    }
 
-    // Every refusal is the server's real `exceed_context_size_error`, recognised by the engine with the window it
-    // names; each one before an answer is retried at most once (a second refusal is the turn's problem).
-    for (const { record, exchanges } of turns) {
-      const refused = exchanges.filter((exchange) => exchange.kind === "chat" && exchange.status >= 400);
-      for (const exchange of exchanges.filter((candidate) => candidate.status >= 400)) {
-        const refusal = refusalOf(exchange);
-        expect(refusal, JSON.stringify(exchange.errorBody)).not.toBeNull();
-        expect(refusal?.nCtx).toBe(window);
-        expect(recognisedWindow(exchange)).toBe(window);
+      // Every refusal is the server's real `exceed_context_size_error`, recognised by the engine with the window it
+      // names; each one before an answer is retried at most once (a second refusal is the turn's problem).
+      for (const { record, exchanges } of turns) {
+        const refused = exchanges.filter((exchange) => exchange.kind === "chat" && exchange.status >= 400);
+        for (const exchange of exchanges.filter((candidate) => candidate.status >= 400)) {
+          const refusal = refusalOf(exchange);
+          expect(refusal, JSON.stringify(exchange.errorBody)).not.toBeNull();
+          expect(refusal?.nCtx).toBe(window);
+          expect(recognisedWindow(exchange)).toBe(window);
+        }
+        expect(refused.length).toBeLessThanOrEqual(2);
+        if (refused.length >= 1) {
+          expect(record.healed.length).toBe(1);
+          expect(record.healed[0]?.window).toBe(window);
+        }
+        if (refused.length === 2) expect(record.problem?.kind).toBe("too-long");
+        if (record.problem !== null) expect(record.problem.kind).toBe("too-long");
       }
-      expect(refused.length).toBeLessThanOrEqual(2);
-      if (refused.length >= 1) {
-        expect(record.healed.length).toBe(1);
-        expect(record.healed[0]?.window).toBe(window);
+
+      // Usage and cached tokens: what the engine counted for a turn is what the server reported for its requests.
+      for (const { record, exchanges } of turns) {
+        const end = record.events.findLast((event) => event.type === "turn-end");
+        if (end?.type !== "turn-end") throw new Error("a turn without turn-end");
+        const answered = exchanges.filter((exchange) => exchange.kind !== "other" && exchange.status === 200);
+        const prompt = answered.reduce((sum, exchange) => sum + (exchange.usage?.prompt_tokens ?? 0), 0);
+        const cached = answered.reduce((sum, exchange) => sum + (exchange.timings?.cache_n ?? 0), 0);
+        expect(end.usage.inputTokens).toBe(prompt);
+        expect(end.usage.cachedInputTokens).toBe(cached);
       }
-      if (refused.length === 2) expect(record.problem?.kind).toBe("too-long");
-      if (record.problem !== null) expect(record.problem.kind).toBe("too-long");
-    }
+      expect(figures.cacheShare).toBeGreaterThan(0);
 
-    // Usage and cached tokens: what the engine counted for a turn is what the server reported for its requests.
-    for (const { record, exchanges } of turns) {
-      const end = record.events.findLast((event) => event.type === "turn-end");
-      if (end?.type !== "turn-end") throw new Error("a turn without turn-end");
-      const answered = exchanges.filter((exchange) => exchange.kind !== "other" && exchange.status === 200);
-      const prompt = answered.reduce((sum, exchange) => sum + (exchange.usage?.prompt_tokens ?? 0), 0);
-      const cached = answered.reduce((sum, exchange) => sum + (exchange.timings?.cache_n ?? 0), 0);
-      expect(end.usage.inputTokens).toBe(prompt);
-      expect(end.usage.cachedInputTokens).toBe(cached);
-    }
-    expect(figures.cacheShare).toBeGreaterThan(0);
-
-    // Folds, with summaries written by the chat's own model (the only summariser on this computer).
-    expect(figures.folds).toBeGreaterThanOrEqual(1);
-    for (const { exchanges } of turns) {
-      for (const exchange of exchanges.filter((candidate) => candidate.kind === "summary")) {
-        expect(exchange.body?.model).toBe(server.alias);
+      // Folds, with summaries written by the chat's own model (the only summariser on this computer).
+      expect(figures.folds).toBeGreaterThanOrEqual(1);
+      for (const { exchanges } of turns) {
+        for (const exchange of exchanges.filter((candidate) => candidate.kind === "summary")) {
+          expect(exchange.body?.model).toBe(server.alias);
+        }
       }
-    }
-    const written = turns.flatMap(({ record }) => record.compacted.filter((event) => event.model !== null));
-    if (window >= 2048) expect(written.length).toBeGreaterThanOrEqual(1);
-    for (const event of written) expect(event.model).toBe(server.alias);
+      const written = turns.flatMap(({ record }) => record.compacted.filter((event) => event.model !== null));
+      if (window >= 2048) expect(written.length).toBeGreaterThanOrEqual(1);
+      for (const event of written) expect(event.model).toBe(server.alias);
 
-    // The summary travels in the next answer request, framed, in front of the first kept person's message.
-    for (const [index, { record }] of turns.entries()) {
-      const fold = record.compacted.findLast((event) => event.model !== null);
-      if (!fold) continue;
-      const next = [turns[index], ...turns.slice(index + 1)]
-        .flatMap((turn) => turn?.exchanges ?? [])
-        .find((exchange) => exchange.kind === "chat" && exchange.startedAt >= fold.at);
-      if (!next) continue;
-      const firstUser = next.body?.messages?.find((message) => message.role === "user");
-      const text = contentText(firstUser?.content);
-      expect(text.startsWith("<earlier-in-this-chat>")).toBe(true);
-      expect(text).toContain(fold.text.replace(/^<earlier-in-this-chat>\n?|\n?<\/earlier-in-this-chat>$/g, ""));
-    }
+      // The summary travels in the next answer request, framed, in front of the first kept person's message.
+      for (const [index, { record }] of turns.entries()) {
+        const fold = record.compacted.findLast((event) => event.model !== null);
+        if (!fold) continue;
+        const next = [turns[index], ...turns.slice(index + 1)]
+          .flatMap((turn) => turn?.exchanges ?? [])
+          .find((exchange) => exchange.kind === "chat" && exchange.startedAt >= fold.at);
+        if (!next) continue;
+        const firstUser = next.body?.messages?.find((message) => message.role === "user");
+        const text = contentText(firstUser?.content);
+        expect(text.startsWith("<earlier-in-this-chat>")).toBe(true);
+        expect(text).toContain(fold.text.replace(/^<earlier-in-this-chat>\n?|\n?<\/earlier-in-this-chat>$/g, ""));
+      }
 
-    // After a heal the chat knows the window: no answer request of a later turn is refused.
-    const firstHeal = turns.findIndex(({ record }) => record.healed.length > 0);
-    if (firstHeal !== -1 && window >= 2048) {
-      const later = turns.slice(firstHeal + 1).flatMap(({ exchanges }) => exchanges);
-      expect(later.filter((exchange) => exchange.kind === "chat" && exchange.status >= 400)).toEqual([]);
-    }
-  });
+      // After a heal the chat knows the window: no answer request of a later turn is refused.
+      const firstHeal = turns.findIndex(({ record }) => record.healed.length > 0);
+      if (firstHeal !== -1 && window >= 2048) {
+        const later = turns.slice(firstHeal + 1).flatMap(({ exchanges }) => exchanges);
+        expect(later.filter((exchange) => exchange.kind === "chat" && exchange.status >= 400)).toEqual([]);
+      }
+    },
+  );
 });

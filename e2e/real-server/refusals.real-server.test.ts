@@ -55,7 +55,9 @@ describe("llama-server's real refusals", () => {
       expect(Object.keys(body.error).sort()).toEqual(Object.keys(storedRefusal?.body.error ?? {}).sort());
       expect(body.error.type).toBe("exceed_context_size_error");
       expect(body.error.n_ctx).toBe(512);
-      expect(String(body.error.message)).toMatch(/^request \(\d+ tokens\) exceeds the available context size \(512 tokens\)/);
+      expect(String(body.error.message)).toMatch(
+        /^request \(\d+ tokens\) exceeds the available context size \(512 tokens\)/,
+      );
     });
   });
 });

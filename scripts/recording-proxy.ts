@@ -158,7 +158,6 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
       }
     }
     text += decoder.decode();
-    response.end();
     const body = bodyBytes.length > 0 ? (parseJson(bodyBytes.toString("utf8")) as RecordedExchange["body"]) : null;
     const isStream = (upstream.headers.get("content-type") ?? "").includes("text/event-stream");
     exchanges.push({
@@ -172,6 +171,8 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
       startedAt,
       endedAt: Date.now(),
     });
+    // Recorded before the last byte reaches the client, so a turn that ends on it finds its exchange here.
+    response.end();
   }
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -141,6 +141,22 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          // The engine, `pnpm serve` and `pnpm dev:local` against a real llama.cpp llama-server and a real model.
+          // The globalSetup builds the server once per machine (or finds it cached) and fails the project when it
+          // cannot: the suite never skips.
+          name: "real-server",
+          environment: "node",
+          include: ["e2e/real-server/**/*.real-server.test.ts"],
+          globalSetup: ["./e2e/real-server/global-setup.ts"],
+          // One server at a time: each runs on one thread, and the machine has two cores.
+          fileParallelism: false,
+          testTimeout: 300_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: "e2e",
           environment: "node",
           include: ["e2e/**/*.e2e.test.ts"],

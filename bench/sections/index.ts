@@ -2,6 +2,7 @@ import type { BenchSection } from "../section.js";
 import { estimateSection } from "./estimate.js";
 import { planningSection } from "./planning.js";
 import { promptCacheSection } from "./prompt-cache.js";
+import { realServerSection } from "./real-server.js";
 import { redactionSection } from "./redaction.js";
 import { scaleSection } from "./scale.js";
 import { storeSection } from "./store.js";
@@ -16,4 +17,5 @@ export const sections: readonly BenchSection[] = [
   storeSection,
   redactionSection,
   scaleSection,
+  realServerSection,
 ];

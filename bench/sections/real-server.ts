@@ -1,0 +1,109 @@
+import { newlineToken, startLlamaServer } from "../../scripts/llama-server.js";
+import type { ChatFigures } from "../../scripts/real-server-figures.js";
+import { runRealChat } from "../../scripts/real-server-run.js";
+import { roundRobinTurns } from "../../scripts/real-server-turns.js";
+import type { BenchSection } from "../section.js";
+import { percent, round } from "../stats.js";
+
+/** The real windows the section runs at. */
+const windows = [512, 2048, 8192] as const;
+/** Turns per window, round-robin over English, Chinese and tool output (test-fixtures/real-server/turns.json). */
+const turnCount = 30;
+/** `-n`: no answer is longer; the end-token override (a newline) usually ends it first. */
+const maxAnswerTokens = 256;
+
+const fillList = (fills: readonly number[]) => (fills.length ? fills.map((fill) => percent(fill, 0)).join(" ") : "—");
+
+function row(window: number, figures: ChatFigures): string[] {
+  return [
+    String(window),
+    String(figures.folds),
+    fillList(figures.fills),
+    Number.isNaN(figures.minFill) ? "—" : percent(figures.minFill, 0),
+    Number.isNaN(figures.medianFill) ? "—" : percent(figures.medianFill, 0),
+    `${figures.summaryRequests} (${figures.summaryRefused} refused, ${figures.summaryRepeats} repeated)`,
+    String(figures.maxSummaryRefusedPerFold),
+    String(figures.summariesWritten),
+    `${figures.answersRefused} of ${figures.answerRequests}`,
+    String(figures.heals),
+    String(figures.turnProblems),
+    percent(figures.cacheShare, 0),
+    `${figures.secondsPerTurn.toFixed(2)} (median ${figures.medianSecondsPerTurn.toFixed(2)})`,
+  ];
+}
+
+/**
+ * A real llama.cpp llama-server (built by scripts/ensure-llama-server.mjs) serving stories260K, a model whose
+ * tokenizer is nothing like English BPE, at real windows: the engine (createLlamaCpp) sends 30 turns at each.
+ * Every figure is the server's own (its usage, timings and /tokenize), read through a recording proxy.
+ */
+export const realServerSection: BenchSection = {
+  id: "real-server",
+  title: "A real llama-server (stories260K, end-token override)",
+  async run({ log }) {
+    const rows: string[][] = [];
+    const json: Record<string, unknown>[] = [];
+    const turns = roundRobinTurns(turnCount);
+    for (const window of windows) {
+      const server = await startLlamaServer({ window, endToken: newlineToken, maxAnswerTokens });
+      try {
+        const chat = await runRealChat({
+          server,
+          row: "createLlamaCpp",
+          turns,
+          onTurn: (record) => {
+            if (record.compacted.length > 0 || record.problem) {
+              log(
+                `${window}: turn ${record.index + 1}${record.compacted.length ? `, fold (${record.compacted.map((event) => event.model ?? "no summary").join(", ")})` : ""}${record.problem ? `, problem ${record.problem.kind}` : ""}`,
+              );
+            }
+          },
+        });
+        const { figures } = chat;
+        rows.push(row(window, figures));
+        json.push({
+          window,
+          ...figures,
+          fills: figures.fills.map((fill) => round(fill, 3)),
+          minFill: round(figures.minFill, 3),
+          medianFill: round(figures.medianFill, 3),
+          cacheShare: round(figures.cacheShare, 4),
+          secondsPerTurn: round(figures.secondsPerTurn, 2),
+          medianSecondsPerTurn: round(figures.medianSecondsPerTurn, 2),
+        });
+        log(`window ${window} done: ${figures.folds} folds, ${figures.turnProblems} turn problems`);
+      } finally {
+        await server.stop();
+      }
+    }
+    return {
+      json: { realServer: json },
+      tables: [
+        {
+          title: `A real llama-server: ${turnCount} turns round-robin (English, Chinese, tool output; 150–1,500 characters) per window, createLlamaCpp`,
+          header: [
+            "window",
+            "folds",
+            "fill at each fold",
+            "min fill",
+            "median fill",
+            "summary requests",
+            "most refused summary requests in a fold",
+            "summaries written",
+            "answers refused",
+            "heals",
+            "turn problems",
+            "prompt-cache share",
+            "s per turn",
+          ],
+          rows,
+          notes: [
+            "Model: test-fixtures/models/stories260K.gguf (512-token SentencePiece vocabulary) on llama-server -t 1 -tb 1, -c and llama.context_length = the window, end token = newline (tokenizer.ggml.eos_token_id=int:13), -n 256; system prompt 'You are a helpful assistant.'.",
+            "fill at a fold = the server's own count of the request that would have been sent had the engine not folded: the last answer request's prompt and answer tokens (its usage) plus the new message (/tokenize), over the window.",
+            "summary requests: refused = the server's too-long refusal; repeated = identical to the summary request just before it. answers refused = answer requests the server refused as too long. prompt-cache share = timings.cache_n over cache_n + prompt_n, summed over answered answer requests.",
+          ],
+        },
+      ],
+    };
+  },
+};

@@ -1,0 +1,221 @@
+// A real llama.cpp `llama-server` on this computer, for the real-server suite, `pnpm dev:local` and the bench:
+// the binary `scripts/ensure-llama-server.mjs` builds, serving `test-fixtures/models/stories260K.gguf` on a free
+// 127.0.0.1 port with a real window of the caller's choosing.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repositoryRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The model the project carries (test-fixtures/models/README.md: provenance, sha256, MIT licence). */
+export const projectModelPath = join(repositoryRoot, "test-fixtures", "models", "stories260K.gguf");
+export const projectModelAlias = "stories260K";
+/** The newline token of stories260K's vocabulary: as its end token, an answer ends at its first line. */
+export const newlineToken = 13;
+
+/**
+ * The llama-server binary: builds it once (15–35 minutes on 2 cores) or finds it in the cache. Throws with the
+ * build's own output when there is none: callers fail, they never skip.
+ */
+export function ensureLlamaServerBinary(): string {
+  const script = join(repositoryRoot, "scripts", "ensure-llama-server.mjs");
+  let stdout: string;
+  try {
+    // The build's progress goes to this process's stderr as it happens; stdout's last line is the path.
+    stdout = execFileSync(process.execPath, [script], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  } catch (error) {
+    throw new Error(
+      `No llama-server binary: \`node scripts/ensure-llama-server.mjs\` failed (${error instanceof Error ? error.message : String(error)}). ` +
+        "Its output above says why; LLAMA_SERVER_BIN can point at a llama-server you built yourself.",
+    );
+  }
+  const path = stdout.trim().split("\n").at(-1) ?? "";
+  if (path === "") throw new Error("ensure-llama-server printed no path");
+  return path;
+}
+
+export interface LlamaServerOptions {
+  /** The real window in tokens: `-c N` plus `llama.context_length=N` (the model's trained 512 otherwise caps it). */
+  readonly window: number;
+  /** Ends every answer at this token (stories260K never stops by itself in chat format): {@link newlineToken}. */
+  readonly endToken?: number;
+  /** `-n`: the most tokens an answer may have (a request's own `max_tokens` may lower it). Default: no cap. */
+  readonly maxAnswerTokens?: number;
+  /** Default {@link projectModelPath}. */
+  readonly modelPath?: string;
+  /** The model's id in `/v1/models` and `/props`. Default {@link projectModelAlias}. */
+  readonly alias?: string;
+  /** Default {@link ensureLlamaServerBinary}'s. */
+  readonly binary?: string;
+  /** Default: a free one. */
+  readonly port?: number;
+  /** The server's own log lines (stderr and stdout). Default: kept, and shown if it does not start. */
+  readonly onLog?: (line: string) => void;
+  /** How long to wait for `/health`. Default 60 s. */
+  readonly startTimeoutMs?: number;
+}
+
+export interface StartedLlamaServer {
+  /** `http://127.0.0.1:PORT` (no `/v1`): what createLlamaCpp takes; OpenAI's API is under `${origin}/v1`. */
+  readonly origin: string;
+  readonly port: number;
+  readonly pid: number;
+  readonly window: number;
+  readonly alias: string;
+  /** The arguments it was started with. */
+  readonly args: readonly string[];
+  /** The server's count of `text`'s tokens (`POST /tokenize`, no special tokens added). */
+  tokenize(text: string): Promise<number>;
+  /** Stops it by its pid (SIGTERM, then SIGKILL after 5 s) and waits until it is gone. */
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+// A process of its own that kills the server when the process that started it is gone without stopping it
+// (a test run killed with SIGKILL skips every exit handler): no server outlives its owner.
+const watchdogSource = `
+const [owner, server] = process.argv.slice(1).map(Number);
+setInterval(() => {
+  try { process.kill(server, 0); } catch { process.exit(0); }
+  try { process.kill(owner, 0); return; } catch {}
+  try { process.kill(server, "SIGKILL"); } catch {}
+  process.exit(0);
+}, 1000);
+`;
+
+/** The arguments of one server; exported so that docs and tests show exactly what runs. */
+export function llamaServerArgs(options: LlamaServerOptions & { readonly port: number }): string[] {
+  const args = [
+    "-m",
+    options.modelPath ?? projectModelPath,
+    "--alias",
+    options.alias ?? projectModelAlias,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(options.port),
+    "-c",
+    String(options.window),
+    "--override-kv",
+    `llama.context_length=int:${options.window}`,
+    // One thread is 8–20× faster than two for this model on a shared 2-core machine (TOOLCHAIN).
+    "-t",
+    "1",
+    "-tb",
+    "1",
+    "--no-webui",
+  ];
+  if (options.endToken !== undefined) args.push("--override-kv", `tokenizer.ggml.eos_token_id=int:${options.endToken}`);
+  if (options.maxAnswerTokens !== undefined) args.push("-n", String(options.maxAnswerTokens));
+  return args;
+}
+
+async function waitForHealth(origin: string, child: ChildProcess, timeoutMs: number, logTail: () => string) {
+  const deadline = Date.now() + timeoutMs;
+  let exited: string | null = null;
+  child.once("exit", (code, signal) => {
+    exited = `exited (${code ?? signal})`;
+  });
+  for (;;) {
+    if (exited) throw new Error(`llama-server ${exited} before it was healthy:\n${logTail()}`);
+    try {
+      const response = await fetch(`${origin}/health`, { signal: AbortSignal.timeout(2_000) });
+      await response.body?.cancel();
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) throw new Error(`llama-server was not healthy within ${timeoutMs} ms:\n${logTail()}`);
+    // Poll: the next check waits for the event loop's timer, not for a guessed start-up time.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Starts llama-server and resolves once `/health` answers 200. */
+export async function startLlamaServer(options: LlamaServerOptions): Promise<StartedLlamaServer> {
+  const binary = options.binary ?? ensureLlamaServerBinary();
+  const port = options.port ?? (await freePort());
+  const args = llamaServerArgs({ ...options, port });
+  const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
+  if (child.pid === undefined) {
+    await once(child, "error");
+    throw new Error(`llama-server could not be started from ${binary}`);
+  }
+  const pid = child.pid;
+  const lines: string[] = [];
+  const onData = (chunk: Buffer) => {
+    for (const line of chunk.toString("utf8").split("\n")) {
+      if (line === "") continue;
+      if (options.onLog) options.onLog(line);
+      lines.push(line);
+      if (lines.length > 200) lines.shift();
+    }
+  };
+  child.stdout?.on("data", onData);
+  child.stderr?.on("data", onData);
+  const killOnExit = () => {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  };
+  process.once("exit", killOnExit);
+  spawn(process.execPath, ["-e", watchdogSource, String(process.pid), String(pid)], {
+    detached: true,
+    stdio: "ignore",
+  }).unref();
+
+  const origin = `http://127.0.0.1:${port}`;
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once("exit", () => resolve());
+  });
+  const stop = async () => {
+    process.removeListener("exit", killOnExit);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    await waitForHealth(origin, child, options.startTimeoutMs ?? 60_000, () => lines.slice(-30).join("\n"));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    origin,
+    port,
+    pid,
+    window: options.window,
+    alias: options.alias ?? projectModelAlias,
+    args,
+    async tokenize(text) {
+      const response = await fetch(`${origin}/tokenize`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ content: text, add_special: false }),
+      });
+      if (!response.ok) throw new Error(`/tokenize answered ${response.status}: ${await response.text()}`);
+      const body = (await response.json()) as { tokens: readonly unknown[] };
+      return body.tokens.length;
+    },
+    stop,
+  };
+}

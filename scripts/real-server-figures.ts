@@ -1,0 +1,155 @@
+// What the suite and the bench read from one chat on a real llama-server: the engine's turns (scripts/real-server-chat.ts)
+// beside the server's own record of each request (scripts/recording-proxy.ts).
+import { recogniseTooLong } from "@conch/engine-client/providers";
+import type { TurnRecord } from "./real-server-chat.js";
+import type { RecordedExchange } from "./recording-proxy.js";
+
+/** One turn's exchanges with the server, in order. */
+export interface TurnExchanges {
+  readonly record: TurnRecord;
+  readonly exchanges: readonly RecordedExchange[];
+}
+
+/** A refusal the server sent: llama-server's `exceed_context_size_error` body. */
+export interface ServerRefusal {
+  readonly exchange: RecordedExchange;
+  readonly nCtx: number;
+  readonly nPromptTokens: number;
+}
+
+export function refusalOf(exchange: RecordedExchange): ServerRefusal | null {
+  if (exchange.status < 400) return null;
+  const error = (exchange.errorBody as { error?: { type?: string; n_ctx?: number; n_prompt_tokens?: number } })?.error;
+  if (error?.type !== "exceed_context_size_error") return null;
+  return { exchange, nCtx: error.n_ctx ?? 0, nPromptTokens: error.n_prompt_tokens ?? 0 };
+}
+
+/** The window the engine's classifier reads from a refusal (what the engine heals with). */
+export function recognisedWindow(exchange: RecordedExchange): number | undefined | null {
+  const recognised = recogniseTooLong("llama.cpp", exchange.status, exchange.errorBody);
+  return recognised === null ? null : recognised.window;
+}
+
+/** Whether two summariser requests are the same request (model, messages, answer room). */
+export function sameRequest(a: RecordedExchange, b: RecordedExchange): boolean {
+  return JSON.stringify(a.body) === JSON.stringify(b.body);
+}
+
+/** The text of a sent message (a string, or OpenAI's parts joined). */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content.map((part) => (typeof part?.text === "string" ? (part.text as string) : "")).join("");
+  }
+  return "";
+}
+
+const median = (values: readonly number[]) => {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
+
+/** The figures of one chat (the bench's row; the suite asserts on them). */
+export interface ChatFigures {
+  readonly turns: number;
+  readonly folds: number;
+  /** Per fold: the server's count of what would have been sent had the engine not folded, over the window. */
+  readonly fills: readonly number[];
+  readonly minFill: number;
+  readonly medianFill: number;
+  readonly summaryRequests: number;
+  readonly summaryRefused: number;
+  /** Summariser requests identical to the summariser request just before them. */
+  readonly summaryRepeats: number;
+  /** The most refused summariser requests of one fold. */
+  readonly maxSummaryRefusedPerFold: number;
+  readonly summariesWritten: number;
+  readonly answerRequests: number;
+  readonly answersRefused: number;
+  readonly heals: number;
+  readonly turnProblems: number;
+  /** Prompt tokens the server read from its cache over all prompt tokens of answer requests (its own timings). */
+  readonly cacheShare: number;
+  readonly secondsPerTurn: number;
+  readonly medianSecondsPerTurn: number;
+}
+
+/**
+ * Reads one chat's figures. `tokenize` is the server's own count (`/tokenize`). The fill at a fold is the last
+ * answer request's prompt and answer (the server's usage) plus the new message, as the server tokenizes it,
+ * over the window: the request that would have been sent, had the engine not folded.
+ */
+export async function chatFigures(
+  turns: readonly TurnExchanges[],
+  window: number,
+  tokenize: (text: string) => Promise<number>,
+): Promise<ChatFigures> {
+  const fills: number[] = [];
+  let lastAnswer: RecordedExchange | null = null;
+  let summaryRequests = 0;
+  let summaryRefused = 0;
+  let summaryRepeats = 0;
+  let maxSummaryRefusedPerFold = 0;
+  let answerRequests = 0;
+  let answersRefused = 0;
+  let promptTokens = 0;
+  let cachedTokens = 0;
+  let previousSummary: RecordedExchange | null = null;
+  for (const { record, exchanges } of turns) {
+    const folded = record.compacted.some((event) => event.reason !== "manual");
+    if (folded && lastAnswer?.usage) {
+      const newMessage = await tokenize(record.turn.text);
+      fills.push((lastAnswer.usage.prompt_tokens + lastAnswer.usage.completion_tokens + newMessage) / window);
+    }
+    let refusedThisTurn = 0;
+    for (const exchange of exchanges) {
+      if (exchange.kind === "summary") {
+        summaryRequests++;
+        if (previousSummary && sameRequest(previousSummary, exchange)) summaryRepeats++;
+        previousSummary = exchange;
+        if (exchange.status >= 400) {
+          summaryRefused++;
+          refusedThisTurn++;
+        }
+      } else if (exchange.kind === "chat") {
+        answerRequests++;
+        if (exchange.status >= 400) answersRefused++;
+        else {
+          lastAnswer = exchange;
+          if (exchange.timings) {
+            promptTokens += exchange.timings.prompt_n + exchange.timings.cache_n;
+            cachedTokens += exchange.timings.cache_n;
+          }
+        }
+      }
+    }
+    maxSummaryRefusedPerFold = Math.max(maxSummaryRefusedPerFold, refusedThisTurn);
+  }
+  const seconds = turns.map(({ record }) => record.milliseconds / 1000);
+  return {
+    turns: turns.length,
+    folds: turns.reduce((sum, { record }) => sum + record.compacted.filter((e) => e.reason !== "manual").length, 0),
+    fills,
+    minFill: fills.length ? Math.min(...fills) : Number.NaN,
+    medianFill: median(fills),
+    summaryRequests,
+    summaryRefused,
+    summaryRepeats,
+    maxSummaryRefusedPerFold,
+    summariesWritten: turns.reduce(
+      (sum, { record }) => sum + record.compacted.filter((event) => event.model !== null).length,
+      0,
+    ),
+    answerRequests,
+    answersRefused,
+    heals: turns.reduce((sum, { record }) => sum + record.healed.length, 0),
+    turnProblems: turns.filter(({ record }) => record.problem !== null).length,
+    cacheShare: promptTokens === 0 ? 0 : cachedTokens / promptTokens,
+    secondsPerTurn: seconds.reduce((sum, value) => sum + value, 0) / Math.max(1, seconds.length),
+    medianSecondsPerTurn: median(seconds),
+  };
+}

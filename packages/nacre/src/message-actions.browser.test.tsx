@@ -43,13 +43,10 @@ describe("MessageActions in Chromium", { timeout: 90_000 }, () => {
     // The fade in is a 120 ms transition that runs on animation frames, which a loaded machine can hold back for
     // seconds: its end is what the rule shows, so finish it and read that (with no focus, no transition: "0").
     await expect
-      .poll(
-        () => {
-          for (const animation of actions.getAnimations()) animation.finish();
-          return getComputedStyle(actions).opacity;
-        },
-        patient,
-      )
+      .poll(() => {
+        for (const animation of actions.getAnimations()) animation.finish();
+        return getComputedStyle(actions).opacity;
+      }, patient)
       .toBe("1");
     asText.click();
     await expect.poll(() => written.mock.calls.at(-1)?.[0], patient).toBe("Hi there\n\nand more");

@@ -37,6 +37,9 @@ const storybookProject = (): TestProjectInlineConfiguration => ({
   resolve: { conditions: ["source", ...defaultClientConditions] },
   test: {
     name: "storybook",
+    // A whole-chat story plays a dozen turns, then the a11y check reads the page: 12 to 14 s on a busy machine, past
+    // the browser default (15 s) on a loaded one. Its steps wait on conditions; the story as a whole may take long.
+    testTimeout: 60_000,
     browser: {
       enabled: true,
       headless: true,

@@ -11,7 +11,10 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe("MessageActions in Chromium", () => {
+/** A loaded machine can take seconds to render: wait on conditions, generously. */
+const patient = { timeout: 30_000 };
+
+describe("MessageActions in Chromium", { timeout: 90_000 }, () => {
   it("should be hidden until the message is hovered or focused, never mounted then, and copy plain text on request", async () => {
     const written = vi.spyOn(navigator.clipboard, "writeText").mockResolvedValue(undefined);
     const message = { seq: 3, role: "assistant" as const, parts: [{ type: "text" as const, text: "**Hi** there" }] };
@@ -37,11 +40,18 @@ describe("MessageActions in Chromium", () => {
     expect(getComputedStyle(actions).opacity).toBe("0");
     const asText = screen.getByRole("button", { name: "Copy text" });
     asText.focus();
-    await expect.poll(() => getComputedStyle(actions).opacity).toBe("1");
+    // The fade in is a 120 ms transition that runs on animation frames, which a loaded machine can hold back for
+    // seconds: its end is what the rule shows, so finish it and read that (with no focus, no transition: "0").
+    await expect
+      .poll(() => {
+        for (const animation of actions.getAnimations()) animation.finish();
+        return getComputedStyle(actions).opacity;
+      }, patient)
+      .toBe("1");
     asText.click();
-    await expect.poll(() => written.mock.calls.at(-1)?.[0]).toBe("Hi there\n\nand more");
+    await expect.poll(() => written.mock.calls.at(-1)?.[0], patient).toBe("Hi there\n\nand more");
     screen.getByRole("button", { name: "Copy" }).click();
-    await expect.poll(() => written.mock.calls.at(-1)?.[0]).toBe("**Hi** there");
-    await expect.poll(() => screen.queryAllByRole("button", { name: "Copied" }).length).toBe(1);
+    await expect.poll(() => written.mock.calls.at(-1)?.[0], patient).toBe("**Hi** there");
+    await expect.poll(() => screen.queryAllByRole("button", { name: "Copied" }).length, patient).toBe(1);
   });
 });

@@ -82,11 +82,19 @@ async function layoutSettled(list: HTMLElement) {
     )
     .toBe(true);
 }
-/** Scrolls the way a reader does (the wheel ends any held place), then lets the scroll event run. */
+/**
+ * Scrolls the way a reader does (the wheel ends any held place), then lets the scroll event run. A reader's wheel
+ * comes in the frame of the scroll it makes; a wheel sent in a task of its own can come a second or more before
+ * that frame on a loaded machine, and the list would then take the scroll for a script's. So the wheel goes again
+ * as the scroll arrives.
+ */
 async function readerScrollsTo(list: HTMLElement, top: number) {
-  list.dispatchEvent(new WheelEvent("wheel", { deltaY: -100 }));
+  const wheel = () => list.dispatchEvent(new WheelEvent("wheel", { deltaY: -100 }));
+  list.addEventListener("scroll", wheel, { capture: true, once: true });
+  wheel();
   list.scrollTop = top;
   await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+  list.removeEventListener("scroll", wheel, { capture: true });
 }
 
 const streamingReply = { reply: "A long streamed answer, line after line.\n".repeat(120) };

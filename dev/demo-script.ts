@@ -189,7 +189,9 @@ export function createDemoWorld(options: { transcript: DemoTranscript | null; de
       models: demoModels,
       delayMs,
       chunkSize: 6,
-      compactionDelayMs: delayMs * 24,
+      // A fold takes a couple of seconds, as a real summariser's does: long enough to read "Summarising…" (and for a
+      // test on a loaded machine to see it).
+      compactionDelayMs: delayMs * 80,
       chats,
       turns: (input) => {
         // Continue goes on with the cut-off reply; the cycle waits.

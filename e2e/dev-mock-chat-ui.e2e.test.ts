@@ -1,22 +1,10 @@
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { contrast } from "./chat-ui-checks.js";
 import { chatSteps, launchChromium, screenshotDir, startVite } from "./helpers.js";
 
 const patient = { timeout: 30_000 };
-
-/** WCAG contrast of two `rgb(...)` colours. */
-function contrast(foreground: string, background: string): number {
-  const luminance = (color: string) => {
-    const [r, g, b] = (color.match(/[\d.]+/g) ?? []).slice(0, 3).map((value) => {
-      const channel = Number(value) / 255;
-      return channel <= 0.03928 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
-    });
-    return 0.2126 * (r ?? 0) + 0.7152 * (g ?? 0) + 0.0722 * (b ?? 0);
-  };
-  const [light, dark] = [luminance(foreground), luminance(background)].sort((a, b) => b - a);
-  return ((light ?? 0) + 0.05) / ((dark ?? 0) + 0.05);
-}
 
 /**
  * What a person used to ChatGPT or Claude.ai reaches for, on `pnpm dev:mock`: the shortcut printed for their

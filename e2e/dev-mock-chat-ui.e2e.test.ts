@@ -63,8 +63,21 @@ describe("the chat people expect, on pnpm dev:mock in Chromium", () => {
     const reply = page.locator('[data-nacre-message][data-role="assistant"]:not([data-placeholder])').last();
     const actions = reply.locator("[data-nacre-message-actions]");
     expect(await actions.count()).toBe(1);
+    // The actions take no room of their own: on the role label's line, above the text, in every message (a
+    // person's bubble has no blank line at its bottom), and showing them moves nothing.
+    for (const message of await page
+      .locator("[data-nacre-message]:has([data-nacre-message-actions]):has([data-nacre-message-text])")
+      .all()) {
+      const [row, text] = await Promise.all([
+        message.locator("[data-nacre-message-actions]").boundingBox(),
+        message.locator("[data-nacre-message-text]").first().boundingBox(),
+      ]);
+      if (row && text) expect(row.y + row.height / 2).toBeLessThan(text.y);
+    }
+    const height = (await reply.boundingBox())?.height;
     await reply.hover();
     await expect.poll(() => actions.evaluate((node) => getComputedStyle(node).opacity), patient).toBe("1");
+    expect((await reply.boundingBox())?.height).toBe(height);
     await shot("01-message-actions");
     await actions.locator("[data-nacre-message-copy]").click();
     const seq = Number(await reply.getAttribute("data-seq"));

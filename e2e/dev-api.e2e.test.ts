@@ -67,7 +67,10 @@ describe("pnpm dev (the API engine and the fake provider) in Chromium", () => {
     server = await startVite("dev/vite.api.config.ts", { NACRE_PROVIDER: "fake" });
     browser = await launchChromium();
     // A fresh context: an empty IndexedDB and localStorage.
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    context = await browser.newContext({
+      viewport: { width: 1280, height: 860 },
+      permissions: ["clipboard-read", "clipboard-write"],
+    });
     page = await context.newPage();
     page.on("pageerror", (error) => pageErrors.push(String(error)));
     await page.goto(server.url);
@@ -274,6 +277,41 @@ describe("pnpm dev (the API engine and the fake provider) in Chromium", () => {
     await expect
       .poll(() => dividerLine().textContent(), patient)
       .toMatch(/^Earlier messages are summarised for Chat 200K/);
+  });
+
+  it("should show a sign of work, mark a reply cut off at the output limit with Continue, and copy a reply", async () => {
+    await waitUntilReady();
+    const cut = await fetch(new URL("/__nacre/cut-next", server.url), { method: "POST" });
+    expect(cut.status).toBe(200);
+    const seen = page.evaluate(
+      () =>
+        new Promise<boolean>((resolve) => {
+          const observer = new MutationObserver(() => {
+            if (document.querySelector("[data-nacre-pending]")) {
+              observer.disconnect();
+              resolve(true);
+            }
+          });
+          observer.observe(document.body, { childList: true, subtree: true });
+        }),
+    );
+    await sendAndWait("Tell me everything about the release, in one go.");
+    expect(await seen).toBe(true);
+    const cutOff = assistantMessages().last();
+    await expect.poll(() => cutOff.getAttribute("data-nacre-cut-off"), patient).toBe("");
+    expect(await cutOff.locator("[data-nacre-message-ending]").textContent()).toBe("Cut off");
+    const users = await userMessages().count();
+    await page.locator("[data-nacre-continue]").click();
+    await expect.poll(() => userMessages().count(), patient).toBe(users + 1);
+    await waitUntilReady();
+    expect(await page.locator("[data-nacre-continue]").count()).toBe(0);
+    await shot("cut-off-continued");
+
+    const reply = assistantMessages().last();
+    await reply.hover();
+    await reply.locator("[data-nacre-message-copy]").click();
+    await expect.poll(() => reply.locator("[data-nacre-message-copy]").getAttribute("data-copied"), patient).toBe("");
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toContain("You asked: “Continue”");
   });
 
   it("should meet no page error on the way", () => {

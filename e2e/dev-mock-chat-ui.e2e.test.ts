@@ -1,22 +1,10 @@
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { contrast } from "./chat-ui-checks.js";
 import { chatSteps, launchChromium, screenshotDir, startVite } from "./helpers.js";
 
 const patient = { timeout: 30_000 };
-
-/** WCAG contrast of two `rgb(...)` colours. */
-function contrast(foreground: string, background: string): number {
-  const luminance = (color: string) => {
-    const [r, g, b] = (color.match(/[\d.]+/g) ?? []).slice(0, 3).map((value) => {
-      const channel = Number(value) / 255;
-      return channel <= 0.03928 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
-    });
-    return 0.2126 * (r ?? 0) + 0.7152 * (g ?? 0) + 0.0722 * (b ?? 0);
-  };
-  const [light, dark] = [luminance(foreground), luminance(background)].sort((a, b) => b - a);
-  return ((light ?? 0) + 0.05) / ((dark ?? 0) + 0.05);
-}
 
 /**
  * What a person used to ChatGPT or Claude.ai reaches for, on `pnpm dev:mock`: the shortcut printed for their
@@ -75,8 +63,21 @@ describe("the chat people expect, on pnpm dev:mock in Chromium", () => {
     const reply = page.locator('[data-nacre-message][data-role="assistant"]:not([data-placeholder])').last();
     const actions = reply.locator("[data-nacre-message-actions]");
     expect(await actions.count()).toBe(1);
+    // The actions take no room of their own: on the role label's line, above the text, in every message (a
+    // person's bubble has no blank line at its bottom), and showing them moves nothing.
+    for (const message of await page
+      .locator("[data-nacre-message]:has([data-nacre-message-actions]):has([data-nacre-message-text])")
+      .all()) {
+      const [row, text] = await Promise.all([
+        message.locator("[data-nacre-message-actions]").boundingBox(),
+        message.locator("[data-nacre-message-text]").first().boundingBox(),
+      ]);
+      if (row && text) expect(row.y + row.height / 2).toBeLessThan(text.y);
+    }
+    const height = (await reply.boundingBox())?.height;
     await reply.hover();
     await expect.poll(() => actions.evaluate((node) => getComputedStyle(node).opacity), patient).toBe("1");
+    expect((await reply.boundingBox())?.height).toBe(height);
     await shot("01-message-actions");
     await actions.locator("[data-nacre-message-copy]").click();
     const seq = Number(await reply.getAttribute("data-seq"));

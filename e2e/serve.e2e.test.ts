@@ -40,7 +40,10 @@ describe("pnpm serve (the page on the engine server) in Chromium", () => {
       NACRE_CHEAP_MODEL: "cheap",
     });
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    context = await browser.newContext({
+      viewport: { width: 1280, height: 860 },
+      permissions: ["clipboard-read", "clipboard-write"],
+    });
     page = await context.newPage();
     page.on("pageerror", (error) => pageErrors.push(String(error)));
     page.on("request", (request) => {
@@ -102,6 +105,43 @@ describe("pnpm serve (the page on the engine server) in Chromium", () => {
     expect(answer).toContain("words");
     expect(await userMessages().last().textContent()).toContain(words);
     expect(await assistantMessages().count()).toBe(before + 1);
+  });
+
+  it("should show a sign of work before the first word, mark a reply cut off at the output limit, and Continue it", async () => {
+    await waitUntilReady();
+    fake.cutNextReply();
+    fake.server.setChunkDelayMs(150);
+    try {
+      await composer().fill("Tell me everything about the release, in one go.");
+      await composer().press("Enter");
+      await page.locator("[data-nacre-pending]").waitFor(patient);
+      await waitUntilReady();
+    } finally {
+      fake.server.setChunkDelayMs(20);
+    }
+    expect(await page.locator("[data-nacre-pending]").count()).toBe(0);
+    const cutOff = assistantMessages().last();
+    await expect.poll(() => cutOff.getAttribute("data-nacre-cut-off"), patient).toBe("");
+    expect(await cutOff.locator("[data-nacre-message-ending]").textContent()).toBe("Cut off");
+    const users = await userMessages().count();
+    await page.locator("[data-nacre-continue]").click();
+    await expect.poll(() => userMessages().count(), patient).toBe(users + 1);
+    await waitUntilReady();
+    expect(await page.locator("[data-nacre-continue]").count()).toBe(0);
+    expect(await assistantMessages().last().getAttribute("data-nacre-cut-off")).toBeNull();
+  });
+
+  it("should copy a reply as Markdown from its actions", async () => {
+    const reply = assistantMessages().last();
+    await reply.hover();
+    const copy = reply.locator("[data-nacre-message-copy]");
+    await expect
+      .poll(() => copy.evaluate((node) => getComputedStyle(node.parentElement as Element).opacity), patient)
+      .toBe("1");
+    await copy.click();
+    await expect.poll(() => copy.getAttribute("data-copied"), patient).toBe("");
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(copied).toContain("You asked:");
   });
 
   it("should have had no page error, and the key in nothing the page sent or received", async () => {

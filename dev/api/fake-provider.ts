@@ -188,11 +188,13 @@ export interface DemoFakeProvider {
   lastRequest(): LastRequest | null;
   /** Refuses the next chat request for length, in `provider`'s words, naming `window` (forced; it may fit). */
   refuseNextForLength(provider: string, window: number, inputTokens: number): void;
+  /** Cuts the next chat reply after about `tokens` tokens, ending it with `length` as a model at its output limit. */
+  cutNextReply(tokens?: number): void;
 }
 
 /**
  * Starts the fake provider of `pnpm dev`: chat models answer a message of the recorded conversation with its
- * recorded reply (cut to the answer room the engine asked for), anything else by reading it back; any request
+ * recorded reply (cut to the answer room the engine asked for, and then ended with `length`), anything else by reading it back; any request
  * that carries `<chat-lines>` is a summariser's, answered by the scripted summariser (it summarises what it is
  * given). Windows are enforced with o200k counts and refused in the provider's real words.
  */
@@ -208,6 +210,7 @@ export async function startDemoFakeProvider(options: DemoFakeProviderOptions = {
     if (key !== "" && reply !== "" && !replies.has(key)) replies.set(key, reply);
   }
   let last: LastRequest | null = null;
+  let cutAt: number | null = null;
 
   const server = await startFakeProvider({
     dialect,
@@ -233,8 +236,12 @@ export async function startDemoFakeProvider(options: DemoFakeProviderOptions = {
       const window = fakeModels.find((model) => model.id === request.model)?.window;
       // Like a real model, never more than the answer room the engine asked for (less a margin for framing).
       const room = Math.max(64, Math.floor((request.maxOutputTokens ?? 1_000) * 0.9));
-      const recorded = replies.get(messageKey(words));
-      return { text: fitReply(recorded ?? readBackReply(words, request, window), room) };
+      const limit = cutAt ?? room;
+      cutAt = null;
+      const whole = replies.get(messageKey(words)) ?? readBackReply(words, request, window);
+      const text = fitReply(whole, limit);
+      // A reply that did not fit ends as a real one at its output limit does: cut off, with `length`.
+      return { text, ...(text === whole ? {} : { finishReason: "length" }) };
     },
   });
 
@@ -244,6 +251,9 @@ export async function startDemoFakeProvider(options: DemoFakeProviderOptions = {
     refuseNextForLength(provider, window, inputTokens) {
       const body = tooLongBodyFor(provider, { window, inputTokens, outputTokens: 0 });
       server.refuseNext(1, body ?? provider);
+    },
+    cutNextReply(tokens = 24) {
+      cutAt = tokens;
     },
   };
 }

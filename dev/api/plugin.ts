@@ -20,6 +20,7 @@ import { authHeaders, databaseNameFor, readProviderEnv } from "./provider-env.js
 import { forward, readBody } from "./proxy.js";
 import {
   type ApiPageSetup,
+  cutNextPath,
   lastRequestPath,
   providerPath,
   type RefusalState,
@@ -180,7 +181,7 @@ function parseJson(body: Buffer): unknown {
 
 /**
  * `pnpm dev`: the fake provider (or yours, from NACRE_*) behind `/provider`, the setup at `/__nacre/setup`,
- * and the footer switch at `/__nacre/refuse`.
+ * the footer switch at `/__nacre/refuse`, and `/__nacre/cut-next` (the next reply cut off at its output limit).
  */
 export function nacreApiPlugin(options: { repoRoot: string }): Plugin {
   return {
@@ -224,6 +225,13 @@ export function nacreApiPlugin(options: { repoRoot: string }): Plugin {
           if (typeof result === "string") sendJson(res, 400, { error: result });
           else sendJson(res, 200, result);
         });
+      });
+
+      server.middlewares.use(cutNextPath, (req: IncomingMessage, res: ServerResponse) => {
+        if (!current.fake) return sendJson(res, 404, { error: "Only the fake provider can be told to cut a reply." });
+        if (req.method !== "POST") return sendJson(res, 405, { error: "POST" });
+        current.fake.cutNextReply();
+        sendJson(res, 200, { cut: "next" });
       });
 
       server.middlewares.use(lastRequestPath, (_req: IncomingMessage, res: ServerResponse) => {

@@ -65,6 +65,8 @@ export const setupPath = "/__nacre/setup";
 export const providerPath = "/provider";
 /** The footer switch: `GET` its state, `POST { count, provider }` to arm it. */
 export const refusePath = "/__nacre/refuse";
+/** `POST`: the fake model cuts its next reply short and ends it with `length`, as at its output limit. */
+export const cutNextPath = "/__nacre/cut-next";
 /** The last request a chat model received from the page (fake provider only). */
 export const lastRequestPath = "/__nacre/last-request";
 

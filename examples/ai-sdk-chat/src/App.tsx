@@ -1,16 +1,18 @@
 // A useChat page with AI Elements-style markup, on Nacre's engine behind one route (server.ts). The Nacre lines:
-// the transport's request (last message and seq only), the divider, the card and the meter from the data parts.
+// the transport's request (last message and seq only), the divider, the card and the meter from the data parts,
+// how an answer ended from its metadata (cut off: Continue). Its look is nacre.css's variables, light and dark.
 import { useChat } from "@ai-sdk/react";
 import {
   type NacreUIMessage,
   nacreChatFetch,
   nacreDivider,
+  nacreNextSeq,
   nacreSendMessagesRequest,
   userMessageId,
 } from "@conch/engine-client/ai-sdk";
 import { ContextMeter, SummaryDivider, TurnProblem } from "@conch/nacre";
 import { DefaultChatTransport } from "ai";
-import { type FormEvent, Fragment, useEffect, useState } from "react";
+import { type FormEvent, Fragment, useEffect, useLayoutEffect, useRef, useState } from "react";
 
 const chatId = new URLSearchParams(window.location.search).get("chat") ?? "ai-sdk-chat";
 
@@ -52,12 +54,18 @@ function Chat({ initial }: { readonly initial: NacreUIMessage[] }) {
     },
   });
   const divider = nacreDivider(messages);
+  // The last answer's, live or loaded: the meter keeps its figure across a reload.
   const usage = messages.findLast((message) => message.metadata?.contextUsage)?.metadata?.contextUsage ?? null;
   const busy = status === "submitted" || status === "streaming";
+  const { scroller, atEnd, toEnd } = useFollow(messages);
+  const last = messages.at(-1);
+  const cutOff = status === "ready" && last?.role === "assistant" && last.metadata?.finishReason === "length";
 
   function submit(event: FormEvent) {
     event.preventDefault();
     if (!input.trim() || busy) return;
+    // The person's own message brings them to the end, to read the answer as it comes.
+    toEnd();
     void sendMessage({ text: input });
     setInput("");
   }
@@ -68,14 +76,18 @@ function Chat({ initial }: { readonly initial: NacreUIMessage[] }) {
         <h1>useChat on Nacre</h1>
         <ContextMeter.Root usage={usage} />
       </header>
-      <div className="conversation" role="log">
+      <div className="conversation" role="log" ref={scroller}>
         <div className="conversation-content">
           {messages.map((message) => (
             <Fragment key={message.id}>
               {divider?.beforeMessageId === message.id ? (
                 <SummaryDivider.Root summary={divider.summary} model="the model" />
               ) : null}
-              <div className={`message is-${message.role}`} data-message-role={message.role}>
+              <div
+                className={`message is-${message.role}`}
+                data-message-role={message.role}
+                {...(message.metadata?.finishReason === "length" ? { "data-nacre-cut-off": "" } : {})}
+              >
                 <div className="message-content">
                   {message.parts.map((part, index) => {
                     const key = `${message.id}-${index}`;
@@ -102,11 +114,44 @@ function Chat({ initial }: { readonly initial: NacreUIMessage[] }) {
                         return null;
                     }
                   })}
+                  <Ending message={message} />
                 </div>
+                {textOf(message) ? (
+                  // Under the bubble, in the page always: shown on hover and focus (chat.css), nacre.css's buttons.
+                  <div className="message-actions" data-nacre-message-actions="">
+                    <CopyButton text={textOf(message)} />
+                  </div>
+                ) : null}
               </div>
             </Fragment>
           ))}
+          {busy && !(last?.role === "assistant" && textOf(last)) ? (
+            <p data-nacre-pending="" role="status">
+              Working…
+            </p>
+          ) : null}
+          {cutOff ? (
+            <div data-nacre-turn-end-row="">
+              <button
+                type="button"
+                data-nacre-continue=""
+                // A fixed prompt, kept as a continuation: the engine never learns from it.
+                onClick={() => {
+                  toEnd();
+                  void sendMessage({ text: "Continue", metadata: { seq: nacreNextSeq(messages), continuation: true } });
+                }}
+              >
+                Continue
+              </button>
+            </div>
+          ) : null}
         </div>
+        {atEnd ? null : (
+          // Floats over the list's bottom edge (nacre.css) while the reader is away from the end.
+          <button type="button" data-nacre-jump-to-latest="" data-state="visible" onClick={toEnd}>
+            Jump to latest
+          </button>
+        )}
       </div>
       {note ? (
         <p className="chat-note" role="status">
@@ -114,8 +159,9 @@ function Chat({ initial }: { readonly initial: NacreUIMessage[] }) {
         </p>
       ) : null}
       {error ? <p className="chat-error">{error.message}</p> : null}
-      <form className="prompt-input" onSubmit={submit}>
+      <form className="prompt-input" data-nacre-composer="" onSubmit={submit}>
         <textarea
+          data-nacre-composer-input=""
           aria-label="Message"
           value={input}
           onChange={(event) => setInput(event.target.value)}
@@ -124,11 +170,13 @@ function Chat({ initial }: { readonly initial: NacreUIMessage[] }) {
           }}
         />
         {busy ? (
-          <button type="button" onClick={() => void stop()}>
+          <button type="button" data-nacre-composer-submit="" onClick={() => void stop()}>
             Stop
           </button>
         ) : (
-          <button type="submit">Send</button>
+          <button type="submit" data-nacre-composer-submit="">
+            Send
+          </button>
         )}
       </form>
     </main>
@@ -141,4 +189,84 @@ function textOfUser(messages: readonly NacreUIMessage[], seq: number): string {
     messages.find((candidate) => candidate.id === userMessageId(seq)) ??
     messages.findLast((candidate) => candidate.role === "user");
   return (message?.parts ?? []).flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
+}
+
+/** A message's text, as written (Markdown for a model's answer). */
+function textOf(message: NacreUIMessage): string {
+  return message.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n\n");
+}
+
+/** How an answer ended when it did not finish, from its metadata: cut off (at the output limit) or stopped. */
+function Ending({ message }: { readonly message: NacreUIMessage }) {
+  const reason = message.role === "assistant" ? message.metadata?.finishReason : undefined;
+  const words = reason === "length" ? "Cut off" : reason === "aborted" ? "Stopped" : null;
+  return words ? <p data-nacre-message-ending="">{words}</p> : null;
+}
+
+function CopyButton({ text }: { readonly text: string }) {
+  const [copied, setCopied] = useState(false);
+  useEffect(() => {
+    if (!copied) return;
+    const timer = setTimeout(() => setCopied(false), 2_000);
+    return () => clearTimeout(timer);
+  }, [copied]);
+  return (
+    <button
+      type="button"
+      data-nacre-message-copy=""
+      {...(copied ? { "data-copied": "" } : {})}
+      onClick={() => void navigator.clipboard?.writeText(text).then(() => setCopied(true))}
+    >
+      {copied ? "Copied" : "Copy"}
+    </button>
+  );
+}
+
+/**
+ * Follows the stream while the reader is at the end (an answer grows in view), and leaves them where they are
+ * once they scroll up; the chat opens at its end. `atEnd` drives the floating "Jump to latest".
+ */
+function useFollow(messages: readonly NacreUIMessage[]) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const following = useRef(true);
+  const [atEnd, setAtEnd] = useState(true);
+  useEffect(() => {
+    const node = scroller.current;
+    if (!node) return;
+    const onScroll = () => {
+      // A few pixels of slack: zoom and fractional pixels leave the end a little short.
+      following.current = node.scrollHeight - node.scrollTop - node.clientHeight < 32;
+      setAtEnd(following.current);
+    };
+    // Reading up lets go at once, before the scroll lands, so that a delta in between does not pull back.
+    const onWheel = (event: WheelEvent) => {
+      if (event.deltaY < 0) following.current = false;
+    };
+    node.addEventListener("scroll", onScroll, { passive: true });
+    node.addEventListener("wheel", onWheel, { passive: true });
+    // Rows far off screen are laid out late (nacre.css's content-visibility), and the divider opens: whatever
+    // grows, the end stays in view while following.
+    const resized = new ResizeObserver(() => {
+      if (following.current) node.scrollTop = node.scrollHeight;
+    });
+    for (const child of node.children) resized.observe(child);
+    return () => {
+      node.removeEventListener("scroll", onScroll);
+      node.removeEventListener("wheel", onWheel);
+      resized.disconnect();
+    };
+  }, []);
+  // Before paint, after each change of the messages (each delta): no frame shows the answer off screen.
+  useLayoutEffect(() => {
+    const node = scroller.current;
+    if (node && following.current && messages) node.scrollTop = node.scrollHeight;
+  }, [messages]);
+  const toEnd = () => {
+    const node = scroller.current;
+    if (!node) return;
+    following.current = true;
+    setAtEnd(true);
+    node.scrollTo({ top: node.scrollHeight });
+  };
+  return { scroller, atEnd, toEnd };
 }

@@ -1,9 +1,15 @@
+// assistant-ui's thread primitives on Nacre's runtime. Nacre's lines: the runtime, the divider and the card in
+// the message, the meter; how a reply ended (cut off: Continue) from the message's status. Its look is
+// nacre.css's variables and controls, light or dark as the system is.
 import {
   ActionBarPrimitive,
   AssistantRuntimeProvider,
+  AuiIf,
   ComposerPrimitive,
   MessagePrimitive,
   ThreadPrimitive,
+  useAuiState,
+  useThreadViewport,
 } from "@assistant-ui/react";
 import type { RemoteEngine } from "@conch/engine-client/remote";
 import { ContextMeter, type ConversationHostActions, ConversationProvider, useConversation } from "@conch/nacre";
@@ -53,6 +59,7 @@ function Chat({ retry, onRetried }: { retry: Retry | null; onRetried: () => void
           <h1>assistant-ui on Nacre</h1>
           <ContextMeter.Root />
         </header>
+        {/* Follows the answer while the reader is at the end, and leaves them where they are once they scroll up. */}
         <ThreadPrimitive.Viewport className="thread-viewport">
           <ThreadPrimitive.Messages>
             {({ message }) => (
@@ -61,9 +68,10 @@ function Chat({ retry, onRetried }: { retry: Retry | null; onRetried: () => void
                 <div className="message-body">
                   <MessagePrimitive.Parts />
                 </div>
+                <Ending />
                 {/* Offered only where honest: the runtime leaves edit and regenerate disabled (they would cut the log). */}
-                <ActionBarPrimitive.Root className="actions">
-                  <ActionBarPrimitive.Copy>Copy</ActionBarPrimitive.Copy>
+                <ActionBarPrimitive.Root className="actions" data-nacre-message-actions="">
+                  <ActionBarPrimitive.Copy data-nacre-message-copy="">Copy</ActionBarPrimitive.Copy>
                   {message.role === "user" ? (
                     <ActionBarPrimitive.Edit>Edit</ActionBarPrimitive.Edit>
                   ) : (
@@ -74,13 +82,67 @@ function Chat({ retry, onRetried }: { retry: Retry | null; onRetried: () => void
               </MessagePrimitive.Root>
             )}
           </ThreadPrimitive.Messages>
+          <TurnEnd />
+          <JumpToLatest />
         </ThreadPrimitive.Viewport>
-        <ComposerPrimitive.Root className="composer">
-          <ComposerPrimitive.Input aria-label="Message" placeholder="Write a message, or /compact" />
-          <ComposerPrimitive.Send>Send</ComposerPrimitive.Send>
-          <ComposerPrimitive.Cancel>Stop</ComposerPrimitive.Cancel>
+        <ComposerPrimitive.Root className="composer" data-nacre-composer="">
+          <ComposerPrimitive.Input
+            data-nacre-composer-input=""
+            aria-label="Message"
+            placeholder="Write a message, or /compact"
+          />
+          {/* Send, or Stop while an answer is written: one button in its place. */}
+          <AuiIf condition={(state) => !state.thread.isRunning}>
+            <ComposerPrimitive.Send data-nacre-composer-submit="">Send</ComposerPrimitive.Send>
+          </AuiIf>
+          <AuiIf condition={(state) => state.thread.isRunning}>
+            <ComposerPrimitive.Cancel data-nacre-composer-submit="">Stop</ComposerPrimitive.Cancel>
+          </AuiIf>
         </ComposerPrimitive.Root>
       </ThreadPrimitive.Root>
     </AssistantRuntimeProvider>
+  );
+}
+
+/** How a reply ended when it did not finish: the runtime marks a cut-off reply incomplete for `length`. */
+function Ending() {
+  const status = useAuiState((state) => state.message.status);
+  const reason = status?.type === "incomplete" ? status.reason : null;
+  const words = reason === "length" ? "Cut off" : reason === "cancelled" ? "Stopped" : null;
+  return words ? <p data-nacre-message-ending="">{words}</p> : null;
+}
+
+/**
+ * After the last message: a sign of work until the reply's first word; Continue under a reply cut off at the
+ * output limit (a fixed prompt, kept as a continuation, never learned from).
+ */
+function TurnEnd() {
+  const { status, messages, streamingSeq, problem, send } = useConversation();
+  const last = messages.at(-1);
+  if ((status === "submitted" || status === "compacting") && streamingSeq === null) {
+    return (
+      <p data-nacre-pending="" role="status">
+        Working…
+      </p>
+    );
+  }
+  if (status !== "ready" || problem || last?.finishReason !== "length") return null;
+  return (
+    <div data-nacre-turn-end-row="">
+      <button type="button" data-nacre-continue="" onClick={() => void send("Continue", { continuation: true })}>
+        Continue
+      </button>
+    </div>
+  );
+}
+
+/** Floats over the list's bottom edge (nacre.css) while the reader is away from the end. */
+function JumpToLatest() {
+  const atBottom = useThreadViewport((state) => state.isAtBottom);
+  if (atBottom) return null;
+  return (
+    <ThreadPrimitive.ScrollToBottom data-nacre-jump-to-latest="" data-state="visible">
+      Jump to latest
+    </ThreadPrimitive.ScrollToBottom>
   );
 }

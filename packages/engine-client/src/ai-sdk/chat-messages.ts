@@ -8,9 +8,11 @@ type Part = NacreUIMessage["parts"][number];
 /**
  * The chat as `useChat`'s first messages: one message per person's message and one answer per turn (its rounds,
  * tool calls and their results together), the latest fold as a `data-nacre-fold` part and the last turn's
- * problem as a `data-nacre-problem` part.
+ * problem as a `data-nacre-problem` part, the window's use (`contextUsage`) on the last answer's metadata.
  */
-export function nacreChatMessages(snapshot: Pick<ChatSnapshot, "messages" | "summary" | "problem">): NacreUIMessage[] {
+export function nacreChatMessages(
+  snapshot: Pick<ChatSnapshot, "messages" | "summary" | "problem"> & Partial<Pick<ChatSnapshot, "contextUsage">>,
+): NacreUIMessage[] {
   const result: NacreUIMessage[] = [];
   let answer: { message: NacreUIMessage; parts: Part[] } | null = null;
   let lastUserSeq = -1;
@@ -41,7 +43,7 @@ export function nacreChatMessages(snapshot: Pick<ChatSnapshot, "messages" | "sum
         result.push({
           id: userMessageId(message.seq),
           role: "user",
-          metadata: { seq: message.seq },
+          metadata: { seq: message.seq, ...(message.continuation ? { continuation: true } : {}) },
           parts: userParts(message),
         });
         break;
@@ -110,11 +112,15 @@ export function nacreChatMessages(snapshot: Pick<ChatSnapshot, "messages" | "sum
     }
     target.parts.push({ type: "data-nacre-problem", id: `problem-${seq}`, data: { seq, problem } });
   }
+  const lastAnswer = result.findLast((m) => m.role === "assistant");
+  // The meter reads the last answer's: a loaded chat shows the window the next request will use, as a live one.
+  if (snapshot.contextUsage && lastAnswer?.metadata) {
+    lastAnswer.metadata = { ...lastAnswer.metadata, contextUsage: snapshot.contextUsage };
+  }
   if (snapshot.summary) {
-    const last = result.findLast((m) => m.role === "assistant");
-    last?.parts.unshift({
+    lastAnswer?.parts.unshift({
       type: "data-nacre-fold",
-      id: `fold-${last.metadata?.seq ?? 0}-loaded`,
+      id: `fold-${lastAnswer.metadata?.seq ?? 0}-loaded`,
       data: { status: "compacted", reason: snapshot.summary.reason, summary: snapshot.summary },
     });
   }

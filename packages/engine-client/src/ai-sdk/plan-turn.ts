@@ -11,6 +11,8 @@ export type NacreTurnPlan =
       readonly seq: number;
       readonly text: string;
       readonly attachments: readonly PicturePart[];
+      /** The host's prompt to go on with a cut-off answer: kept with `continuation`, never learned from. */
+      readonly continuation: boolean;
     }
   | {
       readonly kind: "tool-results";
@@ -51,7 +53,7 @@ export function planNacreTurn(request: NacreTurnRequest): NacreTurnPlan {
     const attachments = picturesOf(message);
     const command = attachments.length === 0 ? parseCompactCommand(text) : null;
     if (command) return { kind: "compact", seq, ...command };
-    return { kind: "message", seq, text, attachments };
+    return { kind: "message", seq, text, attachments, continuation: message.metadata?.continuation === true };
   }
   if (message.role === "assistant" && message.metadata) {
     const toolResults = newToolResults(message);

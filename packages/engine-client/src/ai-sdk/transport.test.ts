@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type Engine, hasContext } from "../engine.js";
 import { NacreChatRefusedError, TurnSequenceError } from "../errors.js";
 import { messageText } from "../messages.js";
-import { nacreChatMessages, nacreDivider, nacreMessageSeqs } from "./chat-messages.js";
+import { nacreChatMessages, nacreDivider, nacreMessageSeqs, nacreNextSeq } from "./chat-messages.js";
 import { TestChat, TestChatOnAi6, textOf } from "./testing/test-chat.js";
 import { createNacreTransport } from "./transport.js";
 import type { NacreUIMessage } from "./ui-message.js";
@@ -238,6 +238,28 @@ describe("createNacreTransport on the API engine, where the provider can be scri
     expect(chat.messages.map((message) => message.id)).toEqual([expect.any(String), "nacre-answer-0"]);
     expect(textOf(chat.messages[1])).toBe("Answered at last.");
     expect(await logOf(setup.engine, "retry")).toEqual(["0 user Hi", "1 assistant Answered at last."]);
+  });
+
+  it("should send Continue as a continuation the log keeps, and put the window's use on a loaded chat's last answer", async () => {
+    const setup: ApiEngineUnderTest = await setUp(apiEngineUnderTest([{ reply: "One, two," }, { reply: "three." }]));
+    const chat = chatOn(setup.engine, "cut");
+    await chat.sendMessage({ text: "Count to three" });
+    await chat.sendMessage({ text: "Continue", metadata: { seq: nacreNextSeq(chat.messages), continuation: true } });
+
+    expect(chat.chatState.error).toBeUndefined();
+    const snapshot = await setup.engine.loadChat("cut");
+    expect(snapshot.messages.map((message) => [message.role, message.continuation ?? false])).toEqual([
+      ["user", false],
+      ["assistant", false],
+      ["user", true],
+      ["assistant", false],
+    ]);
+    expect(snapshot.contextUsage).not.toBeNull();
+    const loaded = nacreChatMessages(snapshot);
+    expect(loaded[2]?.metadata).toEqual({ seq: 2, continuation: true });
+    // A meter reads the last answer's: after a reload it shows what it showed before.
+    expect(loaded.at(-1)?.metadata?.contextUsage).toEqual(snapshot.contextUsage);
+    expect(loaded[1]?.metadata?.contextUsage).toBeUndefined();
   });
 
   it("should continue the same answer with addToolOutput's results, at the log's next seq", async () => {

@@ -139,10 +139,16 @@ export function answersOf(plan: NacreTurnOfPlan): TurnChunkMapperOptions {
   return plan.kind === "tool-results" ? { answers: plan.answers } : {};
 }
 
-export function turnFields(plan: NacreTurnOfPlan): Pick<TurnInput, "text" | "attachments" | "toolResults" | "retry"> {
+export function turnFields(
+  plan: NacreTurnOfPlan,
+): Pick<TurnInput, "text" | "attachments" | "toolResults" | "retry" | "continuation"> {
   switch (plan.kind) {
     case "message":
-      return { text: plan.text, ...(plan.attachments.length > 0 ? { attachments: plan.attachments } : {}) };
+      return {
+        text: plan.text,
+        ...(plan.attachments.length > 0 ? { attachments: plan.attachments } : {}),
+        ...(plan.continuation ? { continuation: true } : {}),
+      };
     case "tool-results":
       return { text: "", toolResults: plan.toolResults };
     case "retry":

@@ -19,8 +19,16 @@ export type NacreMessageMetadata = {
   readonly finishReason?: MessageFinishReason;
   /** The turn's usage, summarising included. */
   readonly usage?: Usage;
-  /** How much of the window the next request will use, as the engine computed it at the turn's end. */
+  /**
+   * How much of the window the next request will use: as the engine computed it at the turn's end, and on the
+   * last answer of a loaded chat, so that a meter keeps it across a reload.
+   */
   readonly contextUsage?: ContextUsage;
+  /**
+   * A person's message that asks a cut-off answer to go on (a fixed prompt, not the person's words): kept with
+   * `continuation` and never learned from. Set it with `sendMessage({ text, metadata: { seq, continuation: true } })`.
+   */
+  readonly continuation?: boolean;
 };
 
 /** A fold, updated in place (by the part's id) as it starts and ends. */

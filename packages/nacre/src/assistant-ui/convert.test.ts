@@ -47,6 +47,23 @@ describe("toThreadMessages", () => {
     expect(call?.status).toEqual({ type: "complete", reason: "stop" });
   });
 
+  it("should show a reply cut off at the output limit as incomplete for length, and a stopped one as cancelled", () => {
+    const ended: ChatMessage[] = [
+      { seq: 0, role: "user", parts: [{ type: "text", text: "Count" }] },
+      { seq: 1, role: "assistant", parts: [{ type: "text", text: "One, two," }], finishReason: "length" },
+      { seq: 2, role: "user", parts: [{ type: "text", text: "Continue" }], continuation: true },
+      { seq: 3, role: "assistant", parts: [{ type: "text", text: "three, fo" }], finishReason: "aborted" },
+      { seq: 4, role: "assistant", parts: [{ type: "text", text: "four." }], finishReason: "stop" },
+    ];
+    expect(toThreadMessages(ended, { firstKeptSeq: null, streaming: null }).map((message) => message.status)).toEqual([
+      undefined,
+      { type: "incomplete", reason: "length" },
+      undefined,
+      { type: "incomplete", reason: "cancelled" },
+      { type: "complete", reason: "stop" },
+    ]);
+  });
+
   it("should mark the last message as waiting for the host when a call has no result", () => {
     const thread = toThreadMessages(log.slice(0, 2), { firstKeptSeq: null, streaming: null });
     expect(thread.at(-1)?.status).toEqual({ type: "requires-action", reason: "tool-calls" });

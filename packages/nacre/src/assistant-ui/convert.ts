@@ -27,6 +27,7 @@ export function seqOfThreadMessageId(id: string): number | null {
 }
 
 type ThreadPart = Exclude<ThreadMessageLike["content"], string>[number];
+type MessageStatus = NonNullable<ThreadMessageLike["status"]>;
 
 function toolCallPart(call: ToolCallPart, result: ToolResultPart | undefined): ThreadPart {
   return {
@@ -73,9 +74,23 @@ function contentOf(parts: readonly MessagePart[], results: ReadonlyMap<string, T
   return content;
 }
 
+/** How a kept reply ended, in assistant-ui's words: cut off (`length`) and stopped (`cancelled`) are incomplete. */
+function endedStatus(message: ChatMessage): MessageStatus {
+  switch (message.finishReason) {
+    case "length":
+      return { type: "incomplete", reason: "length" };
+    case "aborted":
+      return { type: "incomplete", reason: "cancelled" };
+    case "error":
+      return { type: "incomplete", reason: "error" };
+    default:
+      return { type: "complete", reason: "stop" };
+  }
+}
+
 /**
  * The log as assistant-ui's thread messages: one per person's and model's message, with its seq in the id
- * and in `metadata.custom`; a `tool` message is shown as the results on the calls it answers; the message
+ * and in `metadata.custom`, a reply cut off or stopped `incomplete` (`length`, `cancelled`); a `tool` message is shown as the results on the calls it answers; the message
  * being written, when the log does not have it yet, comes last, running.
  */
 export function toThreadMessages(
@@ -105,9 +120,7 @@ export function toThreadMessages(
       ...(message.createdAt !== undefined ? { createdAt: new Date(message.createdAt) } : {}),
       ...(message.role === "assistant"
         ? {
-            status: waitsForTools
-              ? { type: "requires-action", reason: "tool-calls" }
-              : { type: "complete", reason: "stop" },
+            status: waitsForTools ? { type: "requires-action", reason: "tool-calls" } : endedStatus(message),
           }
         : {}),
       metadata: { custom: { ...custom } },

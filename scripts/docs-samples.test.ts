@@ -49,6 +49,9 @@ declare const tracker: { capture(error: unknown, details: { tags: Record<string,
 declare const apiEngine: import("@conch/engine-client").ApiEngine;
 declare const chatId: string;
 declare const acpProgram: { prompt(text: string): Promise<unknown> };`,
+  // The sample's folder is .artifacts/doc-samples: the repository's scripts are two folders up.
+  "docs/real-server.md › Starting one": `
+import { newlineToken, startLlamaServer } from "../../scripts/llama-server.js";`,
   "docs/deploy.md › Wiring it up": `
 declare function authorize(request: Request): { userId: string } | null;
 declare const provider: import("@conch/engine-client").ProviderAdapter;`,

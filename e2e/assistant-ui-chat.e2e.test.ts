@@ -139,12 +139,16 @@ describe("examples/assistant-ui-chat in Chromium", () => {
     await send(words);
     const card = page.locator("[data-nacre-turn-problem]");
     await card.waitFor(patient);
-    expect(await card.getAttribute("data-kind")).toBe("too-long");
-    expect(await page.locator('.message[data-role="user"]').last().locator("[data-nacre-turn-problem]").count()).toBe(
-      1,
-    );
+    // The card settles under the person's message as the thread re-renders: wait for it there, never for time.
+    await expect.poll(() => card.getAttribute("data-kind"), patient).toBe("too-long");
+    await expect
+      .poll(
+        () => page.locator('.message[data-role="user"]').last().locator("[data-nacre-turn-problem]").count(),
+        patient,
+      )
+      .toBe(1);
     const actions = card.locator("[data-nacre-turn-problem-action]");
-    expect(await actions.count()).toBe(1);
+    await expect.poll(() => actions.count(), patient).toBe(1);
     await expect.poll(() => actions.textContent(), patient).toMatch(/^Switch to Chat 200K/);
     await page.screenshot({ path: join(screenshotDir, "assistant-ui-chat-02-too-long-card.png") });
     // The next step: the same message, answered in place on the bigger model (not added twice).

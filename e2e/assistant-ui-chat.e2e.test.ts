@@ -157,7 +157,8 @@ describe("examples/assistant-ui-chat in Chromium", () => {
     await expect.poll(() => page.locator("[data-nacre-turn-problem]").count(), patient).toBe(0);
     await expect.poll(async () => (await rows("assistant").last().textContent()) ?? "", patient).toContain(words);
     await waitUntilReady();
-    expect((await chat()).messages.length).toBe(before + 1);
+    // The answer is saved as the turn ends: wait for the server's log to hold it (one message more, not two).
+    await expect.poll(async () => (await chat()).messages.length, patient).toBe(before + 1);
   });
 
   it("should offer no edit and no regenerate, which would cut the log", async () => {

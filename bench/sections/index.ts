@@ -1,5 +1,6 @@
 import type { BenchSection } from "../section.js";
 import { estimateSection } from "./estimate.js";
+import { hostileSection } from "./hostile.js";
 import { planningSection } from "./planning.js";
 import { promptCacheSection } from "./prompt-cache.js";
 import { redactionSection } from "./redaction.js";
@@ -14,4 +15,5 @@ export const sections: readonly BenchSection[] = [
   uiSection,
   storeSection,
   redactionSection,
+  hostileSection,
 ];

@@ -177,10 +177,14 @@ async function postCompact(context: Context, chatId: string): Promise<Response> 
   // A fold waits for a running turn to end, then holds the chat as a turn would.
   const lease = await context.turns.acquire(key, "compact", context.request.signal);
   const events: EngineEvent[] = [];
+  // Kept for GET /events from the fold's `compacting` on: a fold that never starts (nothing to fold, a chat nobody
+  // wrote) changes nothing and keeps nothing; its `compaction-skipped` is in this answer only.
+  let folding = false;
   const unsubscribe = engine.subscribe((event) => {
     if (event.chatId !== chatId) return;
     events.push(event);
-    void lease.record(event).catch(() => undefined);
+    if (event.type === "compacting") folding = true;
+    if (folding) void lease.record(event).catch(() => undefined);
   });
   try {
     const result = await capability.compact(chatId, {

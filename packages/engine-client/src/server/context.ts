@@ -12,6 +12,9 @@ export interface Context {
   readonly options: EngineHandlerOptions;
   readonly turns: RunningTurns;
   readonly limits: LimitCounter;
+  /** The host's secrets (`options.secrets`, 4 characters or more). */
+  readonly secrets: readonly string[];
+  /** Removes whole secrets from a text that leaves (a JSON body, an event's JSON). */
   readonly redact: (text: string) => string;
   readonly onError: ErrorHandler;
   readonly maxBodyBytes: number;

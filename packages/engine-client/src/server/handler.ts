@@ -6,6 +6,7 @@ import { type ProblemAnswer, problem, turnRefusalProblem } from "./problems.js";
 import { routeFor } from "./routes.js";
 import { createInProcessRunningTurns } from "./running-turns.js";
 import { checkOrigin, corsHeaders, preflight } from "./security.js";
+import { redactWhole } from "./stream-redaction.js";
 
 /** A web-standard request handler: mount it in Node, Next.js, Bun, Deno or Workers. */
 export type EngineHandler = (request: Request) => Promise<Response>;
@@ -23,11 +24,7 @@ export function createEngineHandler(options: EngineHandlerOptions): EngineHandle
   const turns = options.runningTurns ?? createInProcessRunningTurns();
   const limits = createLimitCounter(options.limits);
   const secrets = (options.secrets ?? []).filter((secret) => secret.length >= 4);
-  const redact = (text: string): string =>
-    secrets.reduce(
-      (result, secret) => (result.includes(secret) ? result.split(secret).join("[redacted]") : result),
-      text,
-    );
+  const redact = (text: string): string => redactWhole(text, secrets);
   const onError = options.onError ?? defaultErrorHandler;
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
 
@@ -78,6 +75,7 @@ export function createEngineHandler(options: EngineHandlerOptions): EngineHandle
         options,
         turns,
         limits,
+        secrets,
         redact,
         onError,
         maxBodyBytes,

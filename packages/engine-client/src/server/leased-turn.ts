@@ -3,6 +3,7 @@ import { EmptyTurnStreamError, type ErrorHandler } from "../errors.js";
 import type { EngineEvent } from "../events.js";
 import { emptyUsage, type Usage } from "../messages.js";
 import type { ChatKey, ChatLease, RunningTurns } from "./running-turns.js";
+import { createStreamRedactor } from "./stream-redaction.js";
 
 /** What a leased turn tells its caller while it runs. */
 export interface LeasedTurnHooks {
@@ -10,6 +11,8 @@ export interface LeasedTurnHooks {
   readonly onTurnEnd?: (usage: Usage) => void;
   /** The engine failed while recording (`during: "turn"`); the turn still ends for every follower. */
   readonly onError: ErrorHandler;
+  /** Strings never recorded in a delta, even split across several (the provider's key). Default: none. */
+  readonly secrets?: readonly string[];
 }
 
 /**
@@ -54,11 +57,13 @@ async function pump(
   hooks: LeasedTurnHooks,
 ): Promise<void> {
   let ended = false;
+  // What is recorded is what every follower and every resume gets: the secrets go before, not as each leaves.
+  const redactor = createStreamRedactor(hooks.secrets ?? []);
   try {
     let next: IteratorResult<EngineEvent> = { done: false, value: first };
     while (!next.done) {
       const event = next.value;
-      await lease.record(event);
+      for (const redacted of redactor.push(event)) await lease.record(redacted);
       if (event.type === "turn-end") {
         ended = true;
         hooks.onTurnEnd?.(event.usage);
@@ -70,6 +75,7 @@ async function pump(
   } finally {
     // An engine that failed without its `turn-end` still ends the turn for every follower.
     if (!ended) {
+      for (const held of redactor.flush()) await lease.record(held).catch(() => undefined);
       await lease
         .record({ type: "turn-end", chatId, seq, status: "problem", usage: emptyUsage })
         .catch(() => undefined);

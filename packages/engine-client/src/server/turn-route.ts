@@ -21,6 +21,7 @@ export async function postTurn(context: Context, chatId: string): Promise<Respon
   const lease = await startLeasedTurn(context.turns, key, engine, input, {
     onTurnEnd: (usage) => context.limits.countTokens(context.userId, usage.inputTokens),
     onError: context.onError,
+    secrets: context.secrets,
   });
   if (!lease) return fail("busy", 409);
   context.limits.countTurn(context.userId);

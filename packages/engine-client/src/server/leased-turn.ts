@@ -13,6 +13,8 @@ export interface LeasedTurnHooks {
   readonly onError: ErrorHandler;
   /** Strings never recorded in a delta, even split across several (the provider's key). Default: none. */
   readonly secrets?: readonly string[];
+  /** The turn has ended and its lease is given up (not called when the turn was refused at its start). */
+  readonly onSettled?: () => void;
 }
 
 /**
@@ -80,6 +82,7 @@ async function pump(
         .record({ type: "turn-end", chatId, seq, status: "problem", usage: emptyUsage })
         .catch(() => undefined);
     }
-    await lease.release();
+    await lease.release().catch(() => undefined);
+    hooks.onSettled?.();
   }
 }

@@ -35,7 +35,9 @@ async function turnEvents(chatId: string, seq: number): Promise<{ raw: string; e
 
 describe("given an answer that spells the provider's key across several text events", () => {
   it("should stream it redacted: no event carries a piece of the key, and the words around it all arrive", async () => {
-    server.script.queue.push({ text: `Sure, the key is ${testApiKey} and that is all. Starts with ${testApiKey.slice(0, 4)}` });
+    server.script.queue.push({
+      text: `Sure, the key is ${testApiKey} and that is all. Starts with ${testApiKey.slice(0, 4)}`,
+    });
     const { raw, events } = await turnEvents("key-in-text", 0);
     const deltas = events.flatMap((event) => (event.type === "text-delta" ? [event.delta] : []));
     expect(deltas.length).toBeGreaterThan(3);

@@ -58,7 +58,11 @@ export interface RunningTurns {
 }
 
 interface ChatRecord {
-  lease: { readonly purpose: LeasePurpose; readonly controller: AbortController; readonly startCursor: string | null } | null;
+  lease: {
+    readonly purpose: LeasePurpose;
+    readonly controller: AbortController;
+    readonly startCursor: string | null;
+  } | null;
   readonly waiting: Array<() => void>;
   /** The running or last turn's events and what followed it. */
   events: NumberedEvent[];

@@ -1,5 +1,5 @@
 import { readJsonBody } from "./body.js";
-import { type Context, engineOf, keyOf } from "./context.js";
+import { type Context, checkModel, engineOf, keyOf, takePlace } from "./context.js";
 import { startLeasedTurn } from "./leased-turn.js";
 import { fail } from "./problems.js";
 import { turnRequestSchema } from "./schemas.js";
@@ -14,16 +14,38 @@ export async function postTurn(context: Context, chatId: string): Promise<Respon
   const { model, ...input } = await readJsonBody(context.request, turnRequestSchema, {
     maxBytes: context.maxBodyBytes,
   });
+  await checkModel(context, model);
   const wait = context.limits.retryAfter(context.userId);
   if (wait > 0) fail("rate-limited", 429, { retryAfter: wait }, { "retry-after": String(wait) });
   const key = keyOf(context, chatId);
   const engine = await engineOf(context, model);
-  const lease = await startLeasedTurn(context.turns, key, engine, input, {
-    onTurnEnd: (usage) => context.limits.countTokens(context.userId, usage.inputTokens),
-    onError: context.onError,
-    secrets: context.secrets,
-  });
-  if (!lease) return fail("busy", 409);
+  // Places among what the person holds open, given back when the turn ends and when its stream closes.
+  const releaseTurn = takePlace(context, "turns");
+  let releaseStream: () => void;
+  try {
+    releaseStream = takePlace(context, "streams");
+  } catch (error) {
+    releaseTurn();
+    throw error;
+  }
+  let lease: Awaited<ReturnType<typeof startLeasedTurn>>;
+  try {
+    lease = await startLeasedTurn(context.turns, key, engine, input, {
+      onTurnEnd: (usage) => context.limits.countTokens(context.userId, usage.inputTokens),
+      onError: context.onError,
+      secrets: context.secrets,
+      onSettled: releaseTurn,
+    });
+  } catch (error) {
+    releaseTurn();
+    releaseStream();
+    throw error;
+  }
+  if (!lease) {
+    releaseTurn();
+    releaseStream();
+    return fail("busy", 409);
+  }
   context.limits.countTurn(context.userId);
 
   const controller = new AbortController();
@@ -34,5 +56,6 @@ export async function postTurn(context: Context, chatId: string): Promise<Respon
     endAtTurnEnd: true,
     redact: context.redact,
     headers: context.headers,
+    onClose: releaseStream,
   });
 }

@@ -13,6 +13,11 @@ export interface LeasedTurnHooks {
   readonly onError: ErrorHandler;
   /** Strings never recorded in a delta, even split across several (the provider's key). Default: none. */
   readonly secrets?: readonly string[];
+  /**
+   * Called with the lease held, before the engine starts: throwing refuses the turn (the lease is given up). A
+   * bound on running turns is checked here, so that an attempt on a busy chat is a 409, never counted.
+   */
+  readonly admit?: () => void;
   /** The turn has ended and its lease is given up (not called when the turn was refused at its start). */
   readonly onSettled?: () => void;
 }
@@ -35,6 +40,7 @@ export async function startLeasedTurn(
   let iterator: AsyncIterator<EngineEvent>;
   let first: IteratorResult<EngineEvent>;
   try {
+    hooks.admit?.();
     const stream: TurnStream = engine.sendTurn({ ...input, chatId: key.chatId, abortSignal: lease.abortSignal });
     // Read through the iterator below; `done` must not be left to reject unobserved.
     stream.done.catch(() => undefined);

@@ -19,33 +19,28 @@ export async function postTurn(context: Context, chatId: string): Promise<Respon
   if (wait > 0) fail("rate-limited", 429, { retryAfter: wait }, { "retry-after": String(wait) });
   const key = keyOf(context, chatId);
   const engine = await engineOf(context, model);
-  // Places among what the person holds open, given back when the turn ends and when its stream closes.
-  const releaseTurn = takePlace(context, "turns");
-  let releaseStream: () => void;
-  try {
-    releaseStream = takePlace(context, "streams");
-  } catch (error) {
-    releaseTurn();
-    throw error;
-  }
+  // Places among what the person holds open, given back when the turn ends and when its stream closes; taken
+  // with the chat's lease held, so that an attempt on a busy chat is a 409 and holds nothing.
+  let releaseStream: () => void = () => undefined;
+  let releaseTurn: () => void = () => undefined;
   let lease: Awaited<ReturnType<typeof startLeasedTurn>>;
   try {
     lease = await startLeasedTurn(context.turns, key, engine, input, {
       onTurnEnd: (usage) => context.limits.countTokens(context.userId, usage.inputTokens),
       onError: context.onError,
       secrets: context.secrets,
-      onSettled: releaseTurn,
+      admit: () => {
+        releaseStream = takePlace(context, "streams");
+        releaseTurn = takePlace(context, "turns");
+      },
+      onSettled: () => releaseTurn(),
     });
   } catch (error) {
     releaseTurn();
     releaseStream();
     throw error;
   }
-  if (!lease) {
-    releaseTurn();
-    releaseStream();
-    return fail("busy", 409);
-  }
+  if (!lease) return fail("busy", 409);
   context.limits.countTurn(context.userId);
 
   const controller = new AbortController();

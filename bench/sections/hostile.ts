@@ -13,7 +13,10 @@ function makeHandler(): EngineHandler {
   const stores = new Map<string, ChatStore>();
   const storeOf = (userId: string) => {
     let store = stores.get(userId);
-    if (!store) stores.set(userId, (store = createMemoryChatStore()));
+    if (!store) {
+      store = createMemoryChatStore();
+      stores.set(userId, store);
+    }
     return store;
   };
   return createEngineHandler({

@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EngineEvent } from "../events.js";
 import { type ChatMessage, textMessage } from "../messages.js";
-import { createProvider } from "../providers/create-provider.js";
 import { readEventStream } from "../protocol/event-stream.js";
+import { createProvider } from "../providers/create-provider.js";
 import { createEngineHandler } from "../server/handler.js";
 import { createMemoryChatStore } from "../transcript/memory-store.js";
 import { createApiEngine } from "./api-engine.js";
@@ -77,7 +77,14 @@ function engineFor(options: { turnIdleMs?: number; foldTimeLimitMs?: number; win
     model: "chat",
     store,
     models: [
-      { id: "chat", displayName: "Chat", ready: true, local: false, provider: "openai", context: options.window ?? 64_000 },
+      {
+        id: "chat",
+        displayName: "Chat",
+        ready: true,
+        local: false,
+        provider: "openai",
+        context: options.window ?? 64_000,
+      },
     ],
     ...(options.turnIdleMs !== undefined ? { turnIdleMs: options.turnIdleMs } : {}),
     ...(options.foldTimeLimitMs !== undefined ? { foldTimeLimitMs: options.foldTimeLimitMs } : {}),

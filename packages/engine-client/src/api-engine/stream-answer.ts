@@ -5,9 +5,9 @@ import type { Answer } from "../kit/answer.js";
 import type { Turn } from "../kit/turn-runner.js";
 import { addUsage, type ChatMessage, type Usage } from "../messages.js";
 import type { TurnProblem } from "../problems.js";
+import { offlineProblem } from "../providers/map-provider-problem.js";
 import type { FinishReason } from "../providers/provider-adapter.js";
 import type { TooLongRefusal } from "../providers/recognise-too-long.js";
-import { offlineProblem } from "../providers/map-provider-problem.js";
 import { storeAnswer } from "./chat-loading.js";
 import type { ChatRuntime } from "./chat-state.js";
 import type { EngineParts } from "./engine-parts.js";
@@ -96,7 +96,10 @@ export async function streamAnswer(attempt: Attempt): Promise<AttemptOutcome> {
     if (idle.signal.aborted && !turnSignal?.aborted) {
       const seconds = Math.round(idleMs / 1000);
       const provider = attempt.parts.provider.provider;
-      return { type: "failed", problem: offlineProblem(`${provider} sent nothing for ${seconds} s; the turn was ended`) };
+      return {
+        type: "failed",
+        problem: offlineProblem(`${provider} sent nothing for ${seconds} s; the turn was ended`),
+      };
     }
     if (isAbortError(error) || !ProviderCallError.isInstance(error)) throw error;
     const refusal = error.tooLong;

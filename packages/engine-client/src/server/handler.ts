@@ -1,8 +1,8 @@
 import type { Engine } from "../engine.js";
 import { defaultErrorHandler, EngineClientError, InvalidChatIdError, ProblemResponse } from "../errors.js";
 import type { ModelInfo } from "../messages.js";
-import type { Context, Route } from "./context.js";
 import { createBoundCounter, defaultPersonBounds } from "./bounds.js";
+import type { Context, Route } from "./context.js";
 import { createLimitCounter, type PersonLimits } from "./limits.js";
 import type { EngineHandlerOptions } from "./options.js";
 import { type ProblemAnswer, problem, turnRefusalProblem } from "./problems.js";

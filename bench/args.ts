@@ -21,7 +21,7 @@ export const usage = `pnpm bench [--json] [--data DIR] [--corpus FILE] [--only S
                  test-fixtures/chats when that is missing)
   --corpus FILE  token corpus with real counts (default ../shared/data/token-corpus/train.jsonl, or
                  test-fixtures/token-corpus/train.jsonl when that is missing)
-  --only IDS     run only these sections (planning, prompt-cache, estimate, ui, store, redaction, scale, real-server)
+  --only IDS     run only these sections (planning, prompt-cache, estimate, ui, store, redaction, scale, real-server, hostile)
   --quick        shorter timings, sampled corpus: a quick look, not the figures`;
 
 export function parseArgs(argv: readonly string[]): BenchArgs {

@@ -1,5 +1,6 @@
 import type { BenchSection } from "../section.js";
 import { estimateSection } from "./estimate.js";
+import { hostileSection } from "./hostile.js";
 import { planningSection } from "./planning.js";
 import { promptCacheSection } from "./prompt-cache.js";
 import { realServerSection } from "./real-server.js";
@@ -18,4 +19,5 @@ export const sections: readonly BenchSection[] = [
   redactionSection,
   scaleSection,
   realServerSection,
+  hostileSection,
 ];

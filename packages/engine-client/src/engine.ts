@@ -104,6 +104,8 @@ export function parseCompactCommand(text: string): Pick<CompactOptions, "keep"> 
 export type CompactResult =
   | { readonly status: "compacted"; readonly summary: SummaryState }
   | { readonly status: "nothing-to-fold" }
+  /** No model wrote a summary and the chat is under its budget: nothing was dropped. */
+  | { readonly status: "no-summary" }
   | { readonly status: "handed-over" }
   | { readonly status: "aborted" };
 

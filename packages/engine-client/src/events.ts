@@ -114,11 +114,14 @@ export interface CompactingEvent extends ChatEventBase {
 export interface CompactedEvent extends ChatEventBase, SummaryState {
   readonly type: "compacted";
 }
-/** A fold was started but ended without changing what is sent (aborted, or nothing to fold). */
+/**
+ * A fold was started but ended without changing what is sent (aborted, nothing to fold, or a fold on request that
+ * no model summarised while the chat is under its budget).
+ */
 export interface CompactionSkippedEvent extends ChatEventBase {
   readonly type: "compaction-skipped";
   readonly reason: CompactionReason;
-  readonly why: "aborted" | "nothing-to-fold" | "handed-over";
+  readonly why: "aborted" | "nothing-to-fold" | "handed-over" | "no-summary";
 }
 /** A "too long" refusal was healed by a quiet retry. */
 export interface HealedEvent extends ChatEventBase {

@@ -75,7 +75,7 @@ export interface NacreMessages {
   composerCompactHint: string;
   /** What a `/compact` did, shown under the composer. */
   composerCompactResult(
-    result: "compacted" | "nothing-to-fold" | "all-folded" | "handed-over" | "aborted" | "unavailable",
+    result: "compacted" | "nothing-to-fold" | "no-summary" | "all-folded" | "handed-over" | "aborted" | "unavailable",
   ): string;
 
   /** The health list's heading. Default: "Health". */
@@ -263,6 +263,8 @@ export const defaultMessages: NacreMessages = {
         return "The start of this chat is summarised.";
       case "nothing-to-fold":
         return "Nothing to summarise yet.";
+      case "no-summary":
+        return "No summary could be written; nothing was dropped.";
       case "all-folded":
         return "Nothing left to summarise: everything before the last message is already in the summary.";
       case "handed-over":

@@ -107,7 +107,7 @@ export const SummaryDividerTrigger = forwardRef<HTMLButtonElement, SummaryDivide
     const messages = useNacreMessages();
     const label = data.summarising
       ? messages.summaryDividerSummarising
-      : data.summary?.text
+      : data.summary?.text && data.summary.model !== null
         ? messages.summaryDividerLabel({ model: data.model })
         : messages.summaryDividerDroppedLabel({ model: data.model });
     return (

@@ -74,6 +74,7 @@ function foldDataOf(result: CompactResult): NacreFoldData {
     case "compacted":
       return { status: "compacted", reason: "manual", summary: result.summary };
     case "nothing-to-fold":
+    case "no-summary":
     case "handed-over":
     case "aborted":
       return { status: "skipped", reason: "manual", why: result.status };

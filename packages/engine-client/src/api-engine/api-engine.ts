@@ -109,7 +109,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
           return { status: "nothing-to-fold" };
         }
         try {
-          const used = await applyFold(folds, {
+          const folded = await applyFold(folds, {
             rt,
             planned,
             size,
@@ -117,8 +117,15 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
             keep: compactOptions.keep,
             abortSignal: compactOptions.abortSignal,
             send: events.emit,
+            // The person asked for a summary: without one, drop only what an automatic fold must (nothing under
+            // the budget).
+            withoutSummary: () => {
+              const automatic = planFor(rt, size, "auto");
+              return automatic.fold ? automatic : null;
+            },
           });
-          rt.usage = addUsage(rt.usage, used);
+          rt.usage = addUsage(rt.usage, folded.usage);
+          if (!folded.applied) return { status: "no-summary" };
         } catch (error) {
           if (!isAbortError(error)) throw error;
           return { status: "aborted" };

@@ -39,7 +39,17 @@ export async function planAndFold(
     rt.fold = planned.state;
     return { planned, usage: emptyUsage };
   }
-  return { planned, usage: await applyFold(context, { rt, planned, size, reason, abortSignal, send }) };
+  const folded = await applyFold(context, { rt, planned, size, reason, abortSignal, send });
+  return { planned, usage: folded.usage };
+}
+
+/** The time limit of a fold when the host sets none (`foldTimeLimitMs`). */
+export const defaultFoldTimeLimitMs = 300_000;
+
+/** What {@link applyFold} did: folded (with or without a summary), or nothing (a fold on request with no summary). */
+export interface FoldOutcome {
+  readonly usage: Usage;
+  readonly applied: boolean;
 }
 
 /** One fold to apply. */
@@ -52,17 +62,30 @@ export interface FoldInput {
   readonly keep?: string | undefined;
   readonly abortSignal: AbortSignal | undefined;
   readonly send: (event: EngineEvent) => void;
+  /**
+   * When no model writes a summary: the plan to fold without one, or null to fold nothing. Default: the same plan
+   * (a fold that must happen drops its turns, as the ADR allows).
+   */
+  readonly withoutSummary?: () => FoldPlan | null;
 }
 
 /**
- * Folds what the plan folds: summarises it (the old summary stays when no model writes one), saves the
- * transcript, says so, and lets the learner read the person's words before the fold, alongside.
- * Throws the AbortError when aborted, leaving the chat as it was.
+ * Folds what the plan folds: summarises it (within the fold's time limit), saves the transcript, says so, and
+ * lets the learner read the person's words before the fold, alongside. With no summary (no model wrote one, or
+ * time ran out) it folds what `withoutSummary` says, marked unsummarised (the old summary's text stays), or
+ * nothing. Throws the AbortError when aborted, leaving the chat as it was.
  */
-export async function applyFold(context: FoldContext, input: FoldInput): Promise<Usage> {
+export async function applyFold(context: FoldContext, input: FoldInput): Promise<FoldOutcome> {
   const { parts } = context;
-  const { rt, planned, size, reason, keep, abortSignal, send } = input;
+  const { rt, size, reason, keep, abortSignal, send } = input;
+  let planned = input.planned;
   send({ type: "compacting", chatId: rt.chatId, reason });
+  const limitMs = parts.options.foldTimeLimitMs ?? defaultFoldTimeLimitMs;
+  const timeLimit = new AbortController();
+  const timer = setTimeout(
+    () => timeLimit.abort(new DOMException(`The fold took over ${limitMs} ms`, "TimeoutError")),
+    limitMs,
+  );
   // Let it out (to the turn's stream, a server's socket) before the summariser sizes its pieces, which holds the
   // thread for a while on a long fold: the person sees the fold begin, not a silence.
   await new Promise((resolve) => setTimeout(resolve, 0));
@@ -76,13 +99,19 @@ export async function applyFold(context: FoldContext, input: FoldInput): Promise
       previousSummary: rt.summary?.text ?? null,
       ...(keep ? { keep } : {}),
       budget: size.budget.budget,
-      ...(abortSignal ? { abortSignal } : {}),
+      abortSignal: abortSignal ? AbortSignal.any([abortSignal, timeLimit.signal]) : timeLimit.signal,
       onPiece: (piece, pieces) => send({ type: "compacting", chatId: rt.chatId, reason, piece, pieces }),
     });
   } catch (error) {
-    // The fold is not applied; say so, so that no "Summarising…" is left standing.
-    if (isAbortError(error)) send({ type: "compaction-skipped", chatId: rt.chatId, reason, why: "aborted" });
-    throw error;
+    if (!(timeLimit.signal.aborted && !abortSignal?.aborted && isAbortError(error))) {
+      // The fold is not applied; say so, so that no "Summarising…" is left standing.
+      if (isAbortError(error)) send({ type: "compaction-skipped", chatId: rt.chatId, reason, why: "aborted" });
+      throw error;
+    }
+    // Past the time limit: as when no model gives a summary.
+    result = { status: "failed", usage: emptyUsage, requests: 0, attempts: [], leftOutCharacters: 0 };
+  } finally {
+    clearTimeout(timer);
   }
   let text = rt.summary?.text ?? "";
   let writer: string | null = rt.summary?.model ?? null;
@@ -92,13 +121,26 @@ export async function applyFold(context: FoldContext, input: FoldInput): Promise
     writer = result.model;
     writerName = (await parts.listModels()).find((candidate) => candidate.id === result.model)?.displayName;
   } else {
-    const why = result.attempts.map((attempt) => `${attempt.model}: ${attempt.rejection}`).join(", ");
+    const why = timeLimit.signal.aborted
+      ? `it took over ${Math.round(limitMs / 1000)} s`
+      : result.attempts.map((attempt) => `${attempt.model}: ${attempt.rejection}`).join(", ") || "no model";
+    const instead = input.withoutSummary ? input.withoutSummary() : planned;
     const note = parts.addNote(
       rt,
       "summary-failed",
-      `No model wrote a summary (${why || "no model"}); the earliest turns were dropped and the previous summary stays.`,
+      instead
+        ? `No model wrote a summary (${why}); the earliest turns were dropped unsummarised and the previous summary stays.`
+        : `No model wrote a summary (${why}); nothing was dropped.`,
     );
     send({ type: "health-note", chatId: rt.chatId, note });
+    if (!instead) {
+      send({ type: "compaction-skipped", chatId: rt.chatId, reason, why: "no-summary" });
+      return { usage: result.usage, applied: false };
+    }
+    planned = instead;
+    // The divider marks a fold no model summarised: no writer stands behind what it holds.
+    writer = null;
+    writerName = undefined;
   }
   if (result.leftOutCharacters > 0) {
     const note = parts.addNote(rt, "summary-shortened", summaryLeftOutNote(result.leftOutCharacters));
@@ -113,7 +155,7 @@ export async function applyFold(context: FoldContext, input: FoldInput): Promise
   if (reason === "manual" || !savesTurnsWhole(parts)) await saveTranscript(parts, rt, planned.kept);
   send({ type: "compacted", chatId: rt.chatId, ...summary });
   startLearning(context, rt, planned.firstKeptSeq);
-  return result.usage;
+  return { usage: result.usage, applied: true };
 }
 
 /** The summary state after a fold: what was folded so far, and what the request holds after it. */

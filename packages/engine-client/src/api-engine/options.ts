@@ -29,6 +29,18 @@ export interface ApiEngineOptions {
   readonly id?: string;
   /** Default: the provider's name. */
   readonly displayName?: string;
+  /**
+   * How long a turn may go without content from the provider (words, reasoning, a tool call, usage) before it
+   * ends with an `offline` problem, the chat free again; keep-alive comments do not count, and a turn still
+   * streaming content is never cut. Default 300,000 (5 minutes: a local model may think that long over a big
+   * prompt before its first word).
+   */
+  readonly turnIdleMs?: number;
+  /**
+   * How long a fold (automatic, on a refusal, or on request) may take in all; past it the fold ends as when no
+   * model gives a summary. Default 300,000 (5 minutes).
+   */
+  readonly foldTimeLimitMs?: number;
   /** The clock. Default `Date.now`. */
   readonly now?: () => number;
   /**

@@ -5,6 +5,7 @@ import type { Answer } from "../kit/answer.js";
 import type { Turn } from "../kit/turn-runner.js";
 import { addUsage, type ChatMessage, type Usage } from "../messages.js";
 import type { TurnProblem } from "../problems.js";
+import { offlineProblem } from "../providers/map-provider-problem.js";
 import type { FinishReason } from "../providers/provider-adapter.js";
 import type { TooLongRefusal } from "../providers/recognise-too-long.js";
 import { storeAnswer } from "./chat-loading.js";
@@ -12,6 +13,9 @@ import type { ChatRuntime } from "./chat-state.js";
 import type { EngineParts } from "./engine-parts.js";
 import type { TurnRequest } from "./request.js";
 import type { Sizing } from "./sizing.js";
+
+/** The idle limit of a turn's request when the host sets none (`turnIdleMs`). */
+export const defaultTurnIdleMs = 300_000;
 
 /** What a turn has spent and what its transcript keeps, as it goes. */
 export interface TurnTally {
@@ -48,8 +52,23 @@ export async function streamAnswer(attempt: Attempt): Promise<AttemptOutcome> {
   const { answer, tally, size, rt } = attempt;
   let finish: FinishReason | null = null;
   let served = 0;
+  // No content for the idle limit ends the request (keep-alive comments are no content: no part comes of them).
+  const idleMs = attempt.parts.options.turnIdleMs ?? defaultTurnIdleMs;
+  const idle = new AbortController();
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  const content = () => {
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => idle.abort(new DOMException(`No content for ${idleMs} ms`, "TimeoutError")), idleMs);
+  };
+  const turnSignal = attempt.request.request.abortSignal;
+  const request = {
+    ...attempt.request.request,
+    abortSignal: turnSignal ? AbortSignal.any([turnSignal, idle.signal]) : idle.signal,
+  };
   try {
-    for await (const part of attempt.parts.provider.streamChat(attempt.request.request)) {
+    content();
+    for await (const part of attempt.parts.provider.streamChat(request)) {
+      content();
       switch (part.type) {
         case "text-delta":
           answer.text(part.delta);
@@ -76,11 +95,21 @@ export async function streamAnswer(attempt: Attempt): Promise<AttemptOutcome> {
       }
     }
   } catch (error) {
+    if (idle.signal.aborted && !turnSignal?.aborted) {
+      const seconds = Math.round(idleMs / 1000);
+      const provider = attempt.parts.provider.provider;
+      return {
+        type: "failed",
+        problem: offlineProblem(`${provider} sent nothing for ${seconds} s; the turn was ended`),
+      };
+    }
     if (isAbortError(error) || !ProviderCallError.isInstance(error)) throw error;
     const refusal = error.tooLong;
     // A refusal after words have arrived is not retried: what was written stays.
     if (refusal === null || error.afterOutput || answer.started) return { type: "failed", problem: error.problem };
     return { type: "refused", refusal, error };
+  } finally {
+    clearTimeout(idleTimer);
   }
   sayWindowRaised(attempt, attempt.parts.windowEvidence.served(size.modelId, served));
   return { type: "answered", finish };

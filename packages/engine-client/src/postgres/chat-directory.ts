@@ -61,10 +61,12 @@ export function createPostgresChatDirectory(store: PostgresChatStore): ChatDirec
       };
     },
     async remove(chatId) {
-      const { rows } = await db.query("select 1 from conch_chats where user_id = $1 and chat_id = $2", [
-        userId,
-        chatId,
-      ]);
+      // A chat is what was written to it: a row alone (a lease's, this delete's own) is no chat.
+      const { rows } = await db.query(
+        `select 1 from conch_messages where user_id = $1 and chat_id = $2
+         union all select 1 from conch_transcripts where user_id = $1 and chat_id = $2 limit 1`,
+        [userId, chatId],
+      );
       if (rows.length === 0) return false;
       await store.deleteChat(chatId);
       return true;

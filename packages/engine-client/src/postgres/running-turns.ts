@@ -103,21 +103,17 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
     await checkSchema(db);
     const turnId = randomBytes(9).toString("base64url");
     // A lease row that expired belongs to nobody: taking it over is how a dead instance's chat comes back.
-    await db.query("insert into conch_chats (user_id, chat_id) values ($1, $2) on conflict do nothing", [
-      key.userId,
-      key.chatId,
-    ]);
-    const { rows } = await db.query(
-      `insert into conch_leases (user_id, chat_id, turn_id, holder, expires_at, purpose, start_cursor)
-       select $1, $2, $3, $4, now() + $5 * interval '1 millisecond', $6, c.next_event_id - 1
-       from conch_chats c where c.user_id = $1 and c.chat_id = $2
-       on conflict (user_id, chat_id) do update set turn_id = excluded.turn_id, holder = excluded.holder,
-         expires_at = excluded.expires_at, purpose = excluded.purpose, start_cursor = excluded.start_cursor,
-         turn_seq = null, abort_requested = false
-       where conch_leases.expires_at < now()
-       returning start_cursor, xmax <> 0 as taken_over`,
-      [key.userId, key.chatId, turnId, holder, leaseMs, purpose],
-    );
+    // The chat's row may go between the two statements (a lease released on a chat nobody wrote drops it): then
+    // there is no lease to refuse, and the row is made again.
+    let rows: Record<string, unknown>[] = [];
+    for (let attempt = 0; attempt < 3 && rows.length === 0; attempt++) {
+      await db.query("insert into conch_chats (user_id, chat_id) values ($1, $2) on conflict do nothing", [
+        key.userId,
+        key.chatId,
+      ]);
+      ({ rows } = await leaseRow(key, purpose, turnId));
+      if (rows.length === 0 && (await isHeld(key))) return null;
+    }
     if (rows.length === 0) return null;
     await listen();
     if (purpose === "turn") {
@@ -131,6 +127,20 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
     }
     // "0" rather than null for a chat's first turn: null is "the latest turn", which may already be the next one.
     return hold(key, purpose, turnId, String(rows[0]?.start_cursor ?? 0));
+  }
+
+  function leaseRow(key: ChatKey, purpose: LeasePurpose, turnId: string) {
+    return db.query(
+      `insert into conch_leases (user_id, chat_id, turn_id, holder, expires_at, purpose, start_cursor)
+       select $1, $2, $3, $4, now() + $5 * interval '1 millisecond', $6, c.next_event_id - 1
+       from conch_chats c where c.user_id = $1 and c.chat_id = $2
+       on conflict (user_id, chat_id) do update set turn_id = excluded.turn_id, holder = excluded.holder,
+         expires_at = excluded.expires_at, purpose = excluded.purpose, start_cursor = excluded.start_cursor,
+         turn_seq = null, abort_requested = false
+       where conch_leases.expires_at < now()
+       returning start_cursor, xmax <> 0 as taken_over`,
+      [key.userId, key.chatId, turnId, holder, leaseMs, purpose],
+    );
   }
 
   function hold(key: ChatKey, purpose: LeasePurpose, turnId: string, startCursor: string | null): ChatLease {
@@ -208,8 +218,16 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
         clearInterval(renewal);
         renewals.delete(renewal);
         if (leases.get(keyName)?.turnId === turnId) leases.delete(keyName);
+        // A chat nobody wrote (no message, no transcript, no event ever numbered: a turn refused for its seq, a
+        // fold with nothing to fold, a delete of an unknown id) keeps no row; made again as it was, should it be.
         await db.query(
-          `with gone as (delete from conch_leases where user_id = $1 and chat_id = $2 and turn_id = $3 returning 1)
+          `with gone as (delete from conch_leases where user_id = $1 and chat_id = $2 and turn_id = $3 returning 1),
+           ghost as (
+             delete from conch_chats c where c.user_id = $1 and c.chat_id = $2 and c.next_event_id = 1
+               and exists (select 1 from gone)
+               and not exists (select 1 from conch_messages m where m.user_id = $1 and m.chat_id = $2)
+               and not exists (select 1 from conch_transcripts t where t.user_id = $1 and t.chat_id = $2)
+             returning 1)
            select pg_notify($4, $5) from gone`,
           [key.userId, key.chatId, turnId, leasesChannel, keyName],
         );

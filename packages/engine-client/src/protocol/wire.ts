@@ -85,6 +85,7 @@ export type WireProblemName =
   | "body-too-large"
   | "unsupported-media-type"
   | "rate-limited"
+  | "unknown-model"
   | "no-context"
   | "server-error";
 

@@ -7,6 +7,7 @@ import {
   offlineProblem,
   type ProviderCallPhase,
   problemFromResponse,
+  withoutSecrets,
 } from "./map-provider-problem.js";
 import type { ProviderSettings } from "./provider-adapter.js";
 
@@ -21,6 +22,8 @@ export interface Transport {
   /** Headers on every call (auth and the settings' own). */
   readonly headers: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
+  /** The key, redacted from every error body and message before either is cut (a provider may echo it). */
+  readonly secrets: readonly string[];
 }
 
 /** A transport from an adapter's settings; `authHeaders` says how this provider takes its key. */
@@ -36,6 +39,7 @@ export function createTransport(
     fetch: customFetch ?? ((input, init) => globalThis.fetch(input, init)),
     headers: { ...authHeaders, ...settings.headers },
     timeoutMs: settings.timeoutMs ?? defaultTimeoutMs,
+    secrets: settings.apiKey && settings.apiKey.length >= 4 ? [settings.apiKey] : [],
   };
 }
 
@@ -164,7 +168,7 @@ export async function openCall(transport: Transport, target: CallTarget): Promis
     for await (const piece of chunks(response)) {
       if (text.length < maximumKeptBody) text += piece;
     }
-    return text.slice(0, maximumKeptBody);
+    return withoutSecrets(text, transport.secrets).slice(0, maximumKeptBody);
   }
 
   let response: Response;
@@ -201,6 +205,7 @@ export async function openCall(transport: Transport, target: CallTarget): Promis
       body,
       headers: response.headers,
       phase: target.phase,
+      secrets: transport.secrets,
     });
     throw new ProviderCallError({
       provider,
@@ -219,7 +224,7 @@ export async function openCall(transport: Transport, target: CallTarget): Promis
     text: () => readText(ok),
     failure,
     unexpected(body, why, afterOutput) {
-      const kept = body.slice(0, maximumKeptBody);
+      const kept = withoutSecrets(body, transport.secrets).slice(0, maximumKeptBody);
       const mapped = problemFromResponse({ provider, status: ok.status, body: kept, phase: target.phase });
       // An error object inside a 200 is the provider's refusal; anything else is a malformed body.
       const isError = mapped.tooLong !== null || /["']?error["']?\s*[:=]/i.test(kept);
@@ -234,7 +239,7 @@ export async function openCall(transport: Transport, target: CallTarget): Promis
       });
     },
     errorInBody(body, code, afterOutput) {
-      const kept = body.slice(0, maximumKeptBody);
+      const kept = withoutSecrets(body, transport.secrets).slice(0, maximumKeptBody);
       const status = code !== undefined && code >= 400 && code <= 599 ? code : undefined;
       const mapped = problemFromResponse({ provider, status, body: kept, phase: target.phase });
       return new ProviderCallError({

@@ -12,6 +12,19 @@ export interface MappedProblem {
 
 const maximumMessageLength = 500;
 
+/** The marker a known secret (the adapter's key) is replaced by, as the server's handler replaces its secrets. */
+export const redactedKey = "[redacted]";
+
+/**
+ * `text` without the given secrets (the adapter's own key, which a provider may echo in its error). Applied to the
+ * whole text before anything cuts it: a key cut in two no longer matches, and its first piece would leave.
+ */
+export function withoutSecrets(text: string, secrets: readonly string[] = []): string {
+  let result = text;
+  for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join(redactedKey);
+  return result;
+}
+
 function shorten(text: string): string {
   const trimmed = text.trim();
   return trimmed.length > maximumMessageLength ? `${trimmed.slice(0, maximumMessageLength)}…` : trimmed;
@@ -43,10 +56,10 @@ function messageIn(value: unknown, depth = 0): string | undefined {
 }
 
 /** The provider's own words in an error body: `error.message`, `message`, `error` (a string), or the text. */
-export function providerMessageOf(body: string): string | undefined {
+export function providerMessageOf(body: string, secrets: readonly string[] = []): string | undefined {
   if (body.trim() === "") return undefined;
   const found = messageIn(parseJson(body));
-  return shorten(found ?? body);
+  return shorten(withoutSecrets(found ?? body, secrets));
 }
 
 /** Seconds to wait, from `retry-after-ms`, `retry-after` (seconds or an HTTP date), or Gemini's `retryDelay`. */
@@ -129,9 +142,11 @@ export function problemFromResponse(options: {
   readonly body: string;
   readonly headers?: Headers;
   readonly phase: ProviderCallPhase;
+  /** Strings never to carry in the message (the adapter's key): redacted before the message is cut. */
+  readonly secrets?: readonly string[];
 }): MappedProblem {
   const { provider, status, body, headers, phase } = options;
-  const message = providerMessageOf(body);
+  const message = providerMessageOf(body, options.secrets);
   const tooLong = recogniseTooLong(provider, status, body);
   if (tooLong) return { problem: tooLongRefusalProblem(tooLong, status, message), tooLong };
 

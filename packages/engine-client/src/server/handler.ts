@@ -1,11 +1,15 @@
+import type { Engine } from "../engine.js";
 import { defaultErrorHandler, EngineClientError, InvalidChatIdError, ProblemResponse } from "../errors.js";
+import type { ModelInfo } from "../messages.js";
+import { createBoundCounter, defaultPersonBounds } from "./bounds.js";
 import type { Context, Route } from "./context.js";
-import { createLimitCounter } from "./limits.js";
+import { createLimitCounter, type PersonLimits } from "./limits.js";
 import type { EngineHandlerOptions } from "./options.js";
 import { type ProblemAnswer, problem, turnRefusalProblem } from "./problems.js";
 import { routeFor } from "./routes.js";
 import { createInProcessRunningTurns } from "./running-turns.js";
 import { checkOrigin, corsHeaders, preflight } from "./security.js";
+import { redactWhole } from "./stream-redaction.js";
 
 /** A web-standard request handler: mount it in Node, Next.js, Bun, Deno or Workers. */
 export type EngineHandler = (request: Request) => Promise<Response>;
@@ -21,13 +25,20 @@ const defaultMaxBodyBytes = 4 * 1024 * 1024;
 export function createEngineHandler(options: EngineHandlerOptions): EngineHandler {
   const basePath = (options.basePath ?? "").replace(/\/+$/, "");
   const turns = options.runningTurns ?? createInProcessRunningTurns();
-  const limits = createLimitCounter(options.limits);
+  const bounds = options.bounds === false ? null : { ...defaultPersonBounds, ...options.bounds };
+  const held = createBoundCounter(bounds);
+  const hostLimits = options.limits;
+  const limitsOf = (userId: string): PersonLimits =>
+    typeof hostLimits === "function" ? hostLimits(userId) : (hostLimits ?? {});
+  // The bound on turns a minute stands beside the host's own limit: the lower one applies.
+  const limits = createLimitCounter((userId) => {
+    const own = limitsOf(userId);
+    if (!bounds) return own;
+    return { ...own, turnsPerMinute: Math.min(own.turnsPerMinute ?? Number.POSITIVE_INFINITY, bounds.turnsPerMinute) };
+  });
+  const modelLists = createModelLists(options);
   const secrets = (options.secrets ?? []).filter((secret) => secret.length >= 4);
-  const redact = (text: string): string =>
-    secrets.reduce(
-      (result, secret) => (result.includes(secret) ? result.split(secret).join("[redacted]") : result),
-      text,
-    );
+  const redact = (text: string): string => redactWhole(text, secrets);
   const onError = options.onError ?? defaultErrorHandler;
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
 
@@ -78,6 +89,9 @@ export function createEngineHandler(options: EngineHandlerOptions): EngineHandle
         options,
         turns,
         limits,
+        bounds: held,
+        models: () => modelLists.of(who.userId),
+        secrets,
         redact,
         onError,
         maxBodyBytes,
@@ -87,5 +101,32 @@ export function createEngineHandler(options: EngineHandlerOptions): EngineHandle
     } catch (error) {
       return problemResponse(answerFor(error), origin);
     }
+  };
+}
+
+const modelListMs = 60_000;
+
+/** Each person's model list (`GET /models`), read at most once a minute; what names a model is checked against it. */
+function createModelLists(options: EngineHandlerOptions) {
+  const lists = new Map<string, { readonly at: number; readonly models: Promise<readonly ModelInfo[]> }>();
+  async function read(userId: string): Promise<readonly ModelInfo[]> {
+    if (options.listModels) return options.listModels(userId);
+    const engine = (await options.engineFor(userId, {})) as Engine & {
+      listModels?: () => Promise<readonly ModelInfo[]>;
+    };
+    return typeof engine.listModels === "function" ? engine.listModels() : [];
+  }
+  return {
+    of(userId: string): Promise<readonly ModelInfo[]> {
+      const now = Date.now();
+      const kept = lists.get(userId);
+      if (kept && now - kept.at < modelListMs) return kept.models;
+      // Only the people of the last minute are kept.
+      for (const [name, entry] of lists) if (now - entry.at >= modelListMs) lists.delete(name);
+      const models = read(userId);
+      lists.set(userId, { at: now, models });
+      models.catch(() => lists.delete(userId));
+      return models;
+    },
   };
 }

@@ -3,6 +3,7 @@ import { EmptyTurnStreamError, type ErrorHandler } from "../errors.js";
 import type { EngineEvent } from "../events.js";
 import { emptyUsage, type Usage } from "../messages.js";
 import type { ChatKey, ChatLease, RunningTurns } from "./running-turns.js";
+import { createStreamRedactor } from "./stream-redaction.js";
 
 /** What a leased turn tells its caller while it runs. */
 export interface LeasedTurnHooks {
@@ -10,6 +11,15 @@ export interface LeasedTurnHooks {
   readonly onTurnEnd?: (usage: Usage) => void;
   /** The engine failed while recording (`during: "turn"`); the turn still ends for every follower. */
   readonly onError: ErrorHandler;
+  /** Strings never recorded in a delta, even split across several (the provider's key). Default: none. */
+  readonly secrets?: readonly string[];
+  /**
+   * Called with the lease held, before the engine starts: throwing refuses the turn (the lease is given up). A
+   * bound on running turns is checked here, so that an attempt on a busy chat is a 409, never counted.
+   */
+  readonly admit?: () => void;
+  /** The turn has ended and its lease is given up (not called when the turn was refused at its start). */
+  readonly onSettled?: () => void;
 }
 
 /**
@@ -30,6 +40,7 @@ export async function startLeasedTurn(
   let iterator: AsyncIterator<EngineEvent>;
   let first: IteratorResult<EngineEvent>;
   try {
+    hooks.admit?.();
     const stream: TurnStream = engine.sendTurn({ ...input, chatId: key.chatId, abortSignal: lease.abortSignal });
     // Read through the iterator below; `done` must not be left to reject unobserved.
     stream.done.catch(() => undefined);
@@ -54,11 +65,13 @@ async function pump(
   hooks: LeasedTurnHooks,
 ): Promise<void> {
   let ended = false;
+  // What is recorded is what every follower and every resume gets: the secrets go before, not as each leaves.
+  const redactor = createStreamRedactor(hooks.secrets ?? []);
   try {
     let next: IteratorResult<EngineEvent> = { done: false, value: first };
     while (!next.done) {
       const event = next.value;
-      await lease.record(event);
+      for (const redacted of redactor.push(event)) await lease.record(redacted);
       if (event.type === "turn-end") {
         ended = true;
         hooks.onTurnEnd?.(event.usage);
@@ -70,10 +83,12 @@ async function pump(
   } finally {
     // An engine that failed without its `turn-end` still ends the turn for every follower.
     if (!ended) {
+      for (const held of redactor.flush()) await lease.record(held).catch(() => undefined);
       await lease
         .record({ type: "turn-end", chatId, seq, status: "problem", usage: emptyUsage })
         .catch(() => undefined);
     }
-    await lease.release();
+    await lease.release().catch(() => undefined);
+    hooks.onSettled?.();
   }
 }

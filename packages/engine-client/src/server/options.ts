@@ -1,6 +1,7 @@
 import type { Engine } from "../engine.js";
 import type { ErrorHandler } from "../errors.js";
 import type { ModelInfo } from "../messages.js";
+import type { PersonBounds } from "./bounds.js";
 import type { ChatDirectory } from "./chat-directory.js";
 import type { PersonLimits } from "./limits.js";
 import type { RunningTurns } from "./running-turns.js";
@@ -27,9 +28,18 @@ export interface EngineHandlerOptions extends OriginRules {
   readonly basePath?: string;
   /** Per-person limits: over them, 429 with `Retry-After`, and nothing reaches the provider. */
   readonly limits?: PersonLimits | ((userId: string) => PersonLimits);
+  /**
+   * What one person may hold at once (turns, open event streams) and start a minute, whatever `limits` says: past
+   * a bound, 429 with `Retry-After`. Defaults (8 turns, 32 streams, 120 turns a minute) no ordinary use meets;
+   * `false` turns them off (a load test from one person).
+   */
+  readonly bounds?: PersonBounds | false;
   /** A person's chat list (`GET /chats`, `DELETE /chats/{id}`). Without it those answer 404. */
   readonly chats?: (userId: string) => ChatDirectory;
-  /** The models `GET /models` lists. Default: the engine's own `listModels()`, when it has one. */
+  /**
+   * The models `GET /models` lists, and the only ones a request may name (others: 400 `unknown-model`); read again
+   * after a minute. Default: the engine's own `listModels()`, when it has one.
+   */
   readonly listModels?: (userId: string) => Promise<readonly ModelInfo[]>;
   /** The per-chat lease and the running turn's events. Default: in this process (one instance). */
   readonly runningTurns?: RunningTurns;

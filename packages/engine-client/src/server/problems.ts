@@ -17,6 +17,7 @@ const titles: Readonly<Record<WireProblemName, string>> = {
   "body-too-large": "The body is larger than this server accepts",
   "unsupported-media-type": "The body must be application/json",
   "rate-limited": "Too many requests: wait before sending more",
+  "unknown-model": "This server does not offer that model",
   "no-context": "This server's engine does not keep a transcript (no context capability)",
   "server-error": "The server could not complete the request",
 };

@@ -12,7 +12,7 @@ import type {
 } from "../protocol/wire.js";
 import { protocolVersion } from "../protocol/wire.js";
 import { readJsonBody } from "./body.js";
-import { type Context, engineOf, json, keyOf, type Route } from "./context.js";
+import { type Context, checkModel, engineOf, json, keyOf, type Route, takePlace } from "./context.js";
 import { fail } from "./problems.js";
 import { compactRequestSchema, emptyRequestSchema, intParam, modelParam } from "./schemas.js";
 import { eventStreamResponse } from "./sse.js";
@@ -77,12 +77,7 @@ async function getCapabilities(context: Context): Promise<Response> {
 }
 
 async function getModels(context: Context): Promise<Response> {
-  let models: readonly ModelInfo[] = [];
-  if (context.options.listModels) models = await context.options.listModels(context.userId);
-  else {
-    const engine = (await engineOf(context)) as Engine & { listModels?: () => Promise<readonly ModelInfo[]> };
-    if (typeof engine.listModels === "function") models = await engine.listModels();
-  }
+  const models: readonly ModelInfo[] = await context.models();
   const body: WireModels = { models };
   return json(context, body);
 }
@@ -106,9 +101,11 @@ async function getChat(context: Context, chatId: string): Promise<Response> {
   if (Number.isNaN(before) || Number.isNaN(limit) || limit === 0) {
     fail("bad-request", 400, { detail: "before and limit are whole numbers, limit from 1." });
   }
+  const model = modelParam(context.url);
+  await checkModel(context, model);
   // Read first: a turn that starts meanwhile is then replayed from the cursor, never missed.
   const activity = await context.turns.activity(keyOf(context, chatId));
-  const engine = await engineOf(context, modelParam(context.url));
+  const engine = await engineOf(context, model);
   // While a turn runs, the page stops before it: its events after the cursor bring it in, each once.
   const turnSeq = activity.running ? activity.turnSeq : null;
   const pageBefore = turnSeq === null ? before : Math.min(before, turnSeq);
@@ -155,6 +152,7 @@ async function deleteChat(context: Context, chatId: string): Promise<Response> {
 async function getEvents(context: Context, chatId: string): Promise<Response> {
   const after = context.request.headers.get("last-event-id") ?? context.url.searchParams.get("after");
   if (after !== null && !/^[\w.:-]{1,100}$/.test(after)) fail("bad-request", 400, { detail: "Not an event id." });
+  const release = takePlace(context, "streams");
   const controller = new AbortController();
   context.request.signal.addEventListener("abort", () => controller.abort(), { once: true });
   return eventStreamResponse(context.turns.follow(keyOf(context, chatId), after, controller.signal), {
@@ -162,6 +160,7 @@ async function getEvents(context: Context, chatId: string): Promise<Response> {
     endAtTurnEnd: false,
     redact: context.redact,
     headers: context.headers,
+    onClose: release,
   });
 }
 
@@ -180,6 +179,7 @@ async function postCompact(context: Context, chatId: string): Promise<Response> 
     maxBytes: context.maxBodyBytes,
     emptyAllowed: true,
   });
+  await checkModel(context, input.model);
   const engine = await engineOf(context, input.model);
   const capability = contextOf(engine);
   const wait = context.limits.retryAfter(context.userId, { tokensOnly: true });
@@ -188,10 +188,14 @@ async function postCompact(context: Context, chatId: string): Promise<Response> 
   // A fold waits for a running turn to end, then holds the chat as a turn would.
   const lease = await context.turns.acquire(key, "compact", context.request.signal);
   const events: EngineEvent[] = [];
+  // Kept for GET /events from the fold's `compacting` on: a fold that never starts (nothing to fold, a chat nobody
+  // wrote) changes nothing and keeps nothing; its `compaction-skipped` is in this answer only.
+  let folding = false;
   const unsubscribe = engine.subscribe((event) => {
     if (event.chatId !== chatId) return;
     events.push(event);
-    void lease.record(event).catch(() => undefined);
+    if (event.type === "compacting") folding = true;
+    if (folding) void lease.record(event).catch(() => undefined);
   });
   try {
     const result = await capability.compact(chatId, {
@@ -207,6 +211,8 @@ async function postCompact(context: Context, chatId: string): Promise<Response> 
 }
 
 async function getUsage(context: Context, chatId: string): Promise<Response> {
-  const engine = await engineOf(context, modelParam(context.url));
+  const model = modelParam(context.url);
+  await checkModel(context, model);
+  const engine = await engineOf(context, model);
   return json(context, await contextOf(engine).usage(chatId));
 }

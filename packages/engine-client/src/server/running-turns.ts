@@ -58,7 +58,11 @@ export interface RunningTurns {
 }
 
 interface ChatRecord {
-  lease: { readonly purpose: LeasePurpose; readonly controller: AbortController } | null;
+  lease: {
+    readonly purpose: LeasePurpose;
+    readonly controller: AbortController;
+    readonly startCursor: string | null;
+  } | null;
   readonly waiting: Array<() => void>;
   /** The running or last turn's events and what followed it. */
   events: NumberedEvent[];
@@ -73,6 +77,12 @@ export interface InProcessRunningTurnsOptions {
   /** How long a finished turn's events stay for a late reconnect. Default 10 minutes. */
   readonly keepFinishedMs?: number;
   readonly now?: () => number;
+}
+
+/** {@link RunningTurns} in this process, and how many chats it holds anything for. */
+export interface InProcessRunningTurns extends RunningTurns {
+  /** Chats it keeps a record of: a lease, a waiter, a follower, or a turn's events within the resume window. */
+  heldChats(): number;
 }
 
 /** Resolves with what `ready` gives once it gives something, looking again each time a lease is released. */
@@ -104,45 +114,69 @@ const recordKey = (key: ChatKey): string => JSON.stringify([key.userId, key.chat
 
 /**
  * {@link RunningTurns} in this process's memory. Ids are decimal integers from the clock (microsecond scale), so
- * that they still increase after a restart though the events themselves are gone.
+ * that they still increase after a restart though the events themselves are gone. A chat is kept only while it
+ * holds something (a lease, a waiter, a follower, a turn's events in the resume window): naming a chat nobody
+ * wrote keeps nothing, and every lookup is one map read whatever the number of chats.
  */
-export function createInProcessRunningTurns(options: InProcessRunningTurnsOptions = {}): RunningTurns {
+export function createInProcessRunningTurns(options: InProcessRunningTurnsOptions = {}): InProcessRunningTurns {
   const keepFinishedMs = options.keepFinishedMs ?? 10 * 60_000;
   const now = options.now ?? Date.now;
   const records = new Map<string, ChatRecord>();
+  /** Chats whose last lease ended, oldest end first: a sweep reads only those past the resume window. */
+  const ended = new Map<string, number>();
 
-  function recordOf(key: ChatKey): ChatRecord {
+  function newRecord(): ChatRecord {
+    return { lease: null, waiting: [], events: [], lastId: 0, turnSeq: null, followers: new Set(), endedAt: null };
+  }
+
+  /** The chat's record, made when `create` (a lease or a follower needs one); else null for a chat held nowhere. */
+  function recordOf(key: ChatKey, create: true): ChatRecord;
+  function recordOf(key: ChatKey, create?: false): ChatRecord | null;
+  function recordOf(key: ChatKey, create = false): ChatRecord | null {
     sweep();
     const name = recordKey(key);
-    let record = records.get(name);
-    if (!record) {
-      record = { lease: null, waiting: [], events: [], lastId: 0, turnSeq: null, followers: new Set(), endedAt: null };
+    let record = records.get(name) ?? null;
+    if (!record && create) {
+      record = newRecord();
       records.set(name, record);
     }
     return record;
   }
 
-  /** Drops chats whose last turn ended long ago and that nobody holds or follows. */
+  const idle = (record: ChatRecord) => !record.lease && record.followers.size === 0 && record.waiting.length === 0;
+
+  /** Drops the chat once nothing holds it and its events (if any) are past the resume window. */
+  function dropIfDone(name: string, record: ChatRecord): void {
+    if (records.get(name) !== record || !idle(record)) return;
+    const expired = record.endedAt !== null && record.endedAt < now() - keepFinishedMs;
+    if (record.events.length > 0 && !expired) return;
+    records.delete(name);
+    ended.delete(name);
+  }
+
+  /** Drops chats whose last turn ended before the resume window; one still followed goes when its follower does. */
   function sweep(): void {
     const before = now() - keepFinishedMs;
-    for (const [name, record] of records) {
-      if (record.lease || record.followers.size > 0 || record.waiting.length > 0) continue;
-      if (record.endedAt !== null && record.endedAt < before) records.delete(name);
+    for (const [name, endedAt] of ended) {
+      if (endedAt >= before) break;
+      ended.delete(name);
+      const record = records.get(name);
+      if (record) dropIfDone(name, record);
     }
   }
 
-  function take(record: ChatRecord, purpose: LeasePurpose): ChatLease {
+  function take(name: string, record: ChatRecord, purpose: LeasePurpose): ChatLease {
     const controller = new AbortController();
-    const lease = { purpose, controller };
-    record.lease = lease;
-    record.endedAt = null;
     const base = Math.max(now() * 1000, record.lastId + 1);
     const startCursor = base - 1 > 0 ? String(base - 1) : null;
-    if (purpose === "turn") {
-      record.events = [];
-      record.turnSeq = null;
-    }
+    const lease = { purpose, controller, startCursor };
+    record.lease = lease;
+    record.endedAt = null;
+    ended.delete(name);
     record.lastId = base - 1;
+    // A turn's events replace the last turn's from its first event on: a turn refused before any (a stale seq)
+    // leaves the last turn's events for their resume window.
+    let fresh = purpose === "turn";
     let released = false;
     return {
       purpose,
@@ -150,6 +184,11 @@ export function createInProcessRunningTurns(options: InProcessRunningTurnsOption
       abortSignal: controller.signal,
       async record(event) {
         if (released) throw new ChatLeaseEndedError(event.chatId, "released");
+        if (fresh) {
+          fresh = false;
+          record.events = [];
+          record.turnSeq = null;
+        }
         record.lastId += 1;
         const numbered: NumberedEvent = { id: String(record.lastId), event };
         if (event.type === "turn-start") record.turnSeq = event.message.seq;
@@ -163,32 +202,53 @@ export function createInProcessRunningTurns(options: InProcessRunningTurnsOption
         if (record.lease === lease) record.lease = null;
         record.turnSeq = null;
         record.endedAt = now();
+        ended.set(name, record.endedAt);
         // Every waiter looks again, in order: the first that wants the lease takes it, the rest wait on.
         for (const wake of record.waiting.splice(0)) wake();
+        dropIfDone(name, record);
       },
     };
   }
 
+  /** Resolves once `ready` gives something, waiting on the chat's record meanwhile (dropped after, if empty). */
+  async function whenReady<T>(
+    key: ChatKey,
+    signal: AbortSignal | undefined,
+    ready: (name: string, record: ChatRecord) => T | null,
+  ): Promise<T> {
+    const name = recordKey(key);
+    const record = recordOf(key, true);
+    try {
+      return await waitFor(record, signal, () => ready(name, record));
+    } finally {
+      dropIfDone(name, record);
+    }
+  }
+
   return {
+    heldChats: () => {
+      sweep();
+      return records.size;
+    },
     async tryAcquire(key, purpose) {
-      const record = recordOf(key);
-      return record.lease ? null : take(record, purpose);
+      const record = recordOf(key, true);
+      const name = recordKey(key);
+      return record.lease ? null : take(name, record, purpose);
     },
     acquire(key, purpose, signal) {
-      const record = recordOf(key);
-      return waitFor(record, signal, () => (record.lease ? null : take(record, purpose)));
+      return whenReady(key, signal, (name, record) => (record.lease ? null : take(name, record, purpose)));
     },
     async activity(key) {
       const record = recordOf(key);
-      const running = record.lease?.purpose === "turn";
-      if (running) {
-        const first = record.events[0];
-        return { running, cursor: first ? String(Number(first.id) - 1) : null, turnSeq: record.turnSeq };
+      if (record?.lease?.purpose === "turn") {
+        return { running: true, cursor: record.lease.startCursor, turnSeq: record.turnSeq };
       }
-      return { running: false, cursor: record.lastId > 0 ? String(record.lastId) : null, turnSeq: null };
+      const lastId = record?.lastId ?? 0;
+      return { running: false, cursor: lastId > 0 ? String(lastId) : null, turnSeq: null };
     },
     follow(key, after, signal) {
-      const record = recordOf(key);
+      const name = recordKey(key);
+      const record = recordOf(key, true);
       const channel = createChannel<NumberedEvent>();
       const from = after !== null && /^\d+$/.test(after) ? Number(after) : -1;
       for (const numbered of record.events) if (Number(numbered.id) > from) channel.push(numbered);
@@ -196,6 +256,7 @@ export function createInProcessRunningTurns(options: InProcessRunningTurnsOption
       const stop = () => {
         record.followers.delete(channel);
         channel.close();
+        dropIfDone(name, record);
       };
       if (signal.aborted) stop();
       else signal.addEventListener("abort", stop, { once: true });
@@ -203,17 +264,19 @@ export function createInProcessRunningTurns(options: InProcessRunningTurnsOption
     },
     async requestAbort(key) {
       const record = recordOf(key);
-      if (!record.lease || record.lease.purpose === "delete") return false;
+      if (!record?.lease || record.lease.purpose === "delete") return false;
       record.lease.controller.abort(new DOMException("The turn was stopped", "AbortError"));
       return true;
     },
     async settled(key, signal) {
-      const record = recordOf(key);
-      await waitFor(record, signal, () => (record.lease ? null : true));
+      if (!recordOf(key)?.lease) return;
+      await whenReady(key, signal, (_name, record) => (record.lease ? null : true));
     },
     async forget(key) {
       const record = recordOf(key);
+      if (!record) return;
       record.events = [];
+      dropIfDone(recordKey(key), record);
     },
   };
 }

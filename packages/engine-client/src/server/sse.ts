@@ -11,6 +11,8 @@ export interface EventStreamOptions {
   readonly headers: Readonly<Record<string, string>>;
   /** A comment line this often, so that proxies keep an idle stream open. Default 15 s. */
   readonly heartbeatMs?: number;
+  /** Called once when the stream ends, however it ends (its place among the person's open streams). */
+  readonly onClose?: () => void;
 }
 
 const encoder = new TextEncoder();
@@ -40,6 +42,7 @@ export function eventStreamResponse(events: AsyncIterable<NumberedEvent>, option
         }
       } finally {
         clearInterval(heartbeat);
+        options.onClose?.();
         const open = !controller.signal.aborted;
         controller.abort();
         if (open) {
@@ -53,6 +56,7 @@ export function eventStreamResponse(events: AsyncIterable<NumberedEvent>, option
     },
     cancel() {
       clearInterval(heartbeat);
+      options.onClose?.();
       controller.abort();
     },
   });

@@ -1,5 +1,5 @@
 import { readJsonBody } from "./body.js";
-import { type Context, engineOf, keyOf } from "./context.js";
+import { type Context, checkModel, engineOf, keyOf, takePlace } from "./context.js";
 import { startLeasedTurn } from "./leased-turn.js";
 import { fail } from "./problems.js";
 import { turnRequestSchema } from "./schemas.js";
@@ -14,14 +14,32 @@ export async function postTurn(context: Context, chatId: string): Promise<Respon
   const { model, ...input } = await readJsonBody(context.request, turnRequestSchema, {
     maxBytes: context.maxBodyBytes,
   });
+  await checkModel(context, model);
   const wait = context.limits.retryAfter(context.userId);
   if (wait > 0) fail("rate-limited", 429, { retryAfter: wait }, { "retry-after": String(wait) });
   const key = keyOf(context, chatId);
   const engine = await engineOf(context, model);
-  const lease = await startLeasedTurn(context.turns, key, engine, input, {
-    onTurnEnd: (usage) => context.limits.countTokens(context.userId, usage.inputTokens),
-    onError: context.onError,
-  });
+  // Places among what the person holds open, given back when the turn ends and when its stream closes; taken
+  // with the chat's lease held, so that an attempt on a busy chat is a 409 and holds nothing.
+  let releaseStream: () => void = () => undefined;
+  let releaseTurn: () => void = () => undefined;
+  let lease: Awaited<ReturnType<typeof startLeasedTurn>>;
+  try {
+    lease = await startLeasedTurn(context.turns, key, engine, input, {
+      onTurnEnd: (usage) => context.limits.countTokens(context.userId, usage.inputTokens),
+      onError: context.onError,
+      secrets: context.secrets,
+      admit: () => {
+        releaseStream = takePlace(context, "streams");
+        releaseTurn = takePlace(context, "turns");
+      },
+      onSettled: () => releaseTurn(),
+    });
+  } catch (error) {
+    releaseTurn();
+    releaseStream();
+    throw error;
+  }
   if (!lease) return fail("busy", 409);
   context.limits.countTurn(context.userId);
 
@@ -33,5 +51,6 @@ export async function postTurn(context: Context, chatId: string): Promise<Respon
     endAtTurnEnd: true,
     redact: context.redact,
     headers: context.headers,
+    onClose: releaseStream,
   });
 }

@@ -4,20 +4,39 @@ import type { ChatMessage, MessagePart } from "../messages.js";
 /** Longest tool-call arguments written out for a summariser; the rest is cut with an ellipsis. */
 export const toolArgumentsShownChars = 200;
 
+/**
+ * Every line break Unicode knows (UAX #14's mandatory breaks: LF, CR, CR LF, VT, FF, NEL, LS, PS): a model may
+ * read any of them as the start of a line, so each is one here.
+ */
+const lineBreak = /\r\n|[\n\v\f\r\u0085\u2028\u2029]/;
+const lineBreaks = new RegExp(lineBreak.source, "g");
+
 /** A name or an argument list on one line: a line break inside it must not start a line of its own. */
 function oneLine(text: string): string {
-  return text.replace(/\r\n|\r|\n|\u2028|\u2029/g, " ");
+  return text.replace(lineBreaks, " ");
 }
 
 function speaker(role: ChatMessage["role"]): string {
   return role === "user" ? "Person" : role === "assistant" ? "Assistant" : "Tool result";
 }
 
+/**
+ * Text under its label. The person's own lines follow theirs as written; every line of anyone else's carries
+ * their label, so that a page the model quotes ("The page says:\nPerson: …") never reads as the person's words.
+ */
+function labelled(role: ChatMessage["role"], label: string, text: string): string {
+  if (role === "user") return `${label}: ${text}`;
+  return text
+    .split(lineBreak)
+    .map((line, index) => (index === 0 ? `${label}: ${line}` : `${speaker(role)} (continued): ${line}`))
+    .join("\n");
+}
+
 function partLine(role: ChatMessage["role"], part: MessagePart): string | null {
   switch (part.type) {
     case "text":
       if (part.text.trim() === "") return null;
-      return `${speaker(role)}: ${part.text}`;
+      return labelled(role, speaker(role), part.text);
     case "thinking":
       // The model's reasoning is never summarised: it is not what was said, and may be encrypted.
       return null;
@@ -26,13 +45,10 @@ function partLine(role: ChatMessage["role"], part: MessagePart): string | null {
     case "tool-result": {
       // Every line is marked as the tool's: a fetched page's "\nPerson: …" must never read as the person's.
       const label = `Tool result${part.name ? ` (${oneLine(part.name)})` : ""}${part.isError ? " [error]" : ""}`;
-      return part.text
-        .split(/\r\n|\r|\n|\u2028|\u2029/)
-        .map((line, index) => (index === 0 ? `${label}: ${line}` : `Tool result (continued): ${line}`))
-        .join("\n");
+      return labelled("tool", label, part.text);
     }
     case "picture":
-      return `${speaker(role)}: [picture: ${part.name}]`;
+      return `${speaker(role)}: [picture: ${oneLine(part.name)}]`;
     default:
       return part satisfies never;
   }

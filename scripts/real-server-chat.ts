@@ -24,7 +24,7 @@ export async function sendTurns(
   engine: Engine,
   chatId: string,
   turns: readonly RealServerTurn[],
-  onTurn?: (record: TurnRecord) => void,
+  onTurn?: (record: TurnRecord) => void | Promise<void>,
 ): Promise<TurnRecord[]> {
   let seq = (await engine.loadChat(chatId)).messages.length;
   const records: TurnRecord[] = [];
@@ -54,7 +54,7 @@ export async function sendTurns(
       milliseconds: performance.now() - started,
     };
     records.push(record);
-    onTurn?.(record);
+    await onTurn?.(record);
     seq = lastLogged + 1;
   }
   return records;

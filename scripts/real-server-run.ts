@@ -137,7 +137,8 @@ export async function runRealChat(options: {
       engine,
       `real-${row.replace(/\W+/g, "-")}-${server.window}`,
       options.turns,
-      (record) => {
+      async (record) => {
+        await proxy.settled();
         const exchanges = proxy.exchanges.slice(seen);
         seen = proxy.exchanges.length;
         turns.push({ record, exchanges });

@@ -56,6 +56,11 @@ export interface RecordingProxy {
   readonly exchanges: RecordedExchange[];
   /** Chat-completion exchanges only (answers and summaries), in order. */
   completions(): RecordedExchange[];
+  /**
+   * Resolves once no request is in flight. A client may read a stream's last event and move on before the proxy
+   * sees the upstream body end and records the exchange; waiting here puts every exchange in the turn it served.
+   */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -107,6 +112,23 @@ function readStream(text: string): Pick<RecordedExchange, "timings" | "usage" | 
   };
 }
 
+/** A whole (unstreamed) answer's usage, timings and text, as a stream's last chunk would carry them. */
+function readWhole(text: string): Pick<RecordedExchange, "timings" | "usage" | "finishReason" | "text"> {
+  const body = parseJson(text) as {
+    choices?: { message?: { content?: string | null }; finish_reason?: string | null }[];
+    usage?: RecordedExchange["usage"];
+    timings?: ServerTimings;
+  };
+  if (typeof body !== "object" || body === null || !Array.isArray(body.choices)) return {};
+  const choice = body.choices[0];
+  return {
+    text: choice?.message?.content ?? "",
+    ...(body.timings && { timings: body.timings }),
+    ...(body.usage && { usage: body.usage }),
+    ...(choice?.finish_reason && { finishReason: choice.finish_reason }),
+  };
+}
+
 async function readBody(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -116,11 +138,21 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
 /** Starts a proxy on a free 127.0.0.1 port that forwards everything to `target` (an origin). */
 export async function startRecordingProxy(target: string): Promise<RecordingProxy> {
   const exchanges: RecordedExchange[] = [];
+  let inFlight = 0;
+  let waiting: (() => void)[] = [];
   const server = createServer((request, response) => {
-    void forward(request, response).catch((error: unknown) => {
-      if (!response.headersSent) response.writeHead(502, { "content-type": "text/plain" });
-      response.end(`recording proxy: ${error instanceof Error ? error.message : String(error)}`);
-    });
+    inFlight += 1;
+    void forward(request, response)
+      .catch((error: unknown) => {
+        if (!response.headersSent) response.writeHead(502, { "content-type": "text/plain" });
+        response.end(`recording proxy: ${error instanceof Error ? error.message : String(error)}`);
+      })
+      .finally(() => {
+        inFlight -= 1;
+        if (inFlight > 0) return;
+        for (const resolve of waiting) resolve();
+        waiting = [];
+      });
   });
 
   async function forward(request: IncomingMessage, response: ServerResponse) {
@@ -167,11 +199,10 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
       kind: kindOf(path, typeof body === "object" ? body : null),
       status: upstream.status,
       ...(upstream.ok ? {} : { errorBody: parseJson(text) }),
-      ...(isStream ? readStream(text) : {}),
+      ...(isStream ? readStream(text) : upstream.ok ? readWhole(text) : {}),
       startedAt,
       endedAt: Date.now(),
     });
-    // Recorded before the last byte reaches the client, so a turn that ends on it finds its exchange here.
     response.end();
   }
 
@@ -181,6 +212,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     origin: `http://127.0.0.1:${port}`,
     exchanges,
     completions: () => exchanges.filter((exchange) => exchange.kind !== "other"),
+    settled: () => (inFlight === 0 ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve))),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

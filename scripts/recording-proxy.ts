@@ -48,6 +48,8 @@ export interface RecordedExchange {
   readonly text?: string;
   readonly startedAt: number;
   readonly endedAt: number;
+  /** The client closed the connection before the server's body ended (after `[DONE]`, or an abort). */
+  readonly clientClosed?: boolean;
 }
 
 export interface RecordingProxy {
@@ -183,11 +185,17 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     response.writeHead(upstream.status, outHeaders);
     const decoder = new TextDecoder();
     let text = "";
-    if (upstream.body) {
-      for await (const chunk of upstream.body) {
+    // A client may close as soon as it has read a stream's `[DONE]`, before the server's body ends: the exchange is
+    // recorded with everything the client was sent (a stream's usage comes before `[DONE]`).
+    let clientClosed = false;
+    try {
+      for await (const chunk of upstream.body ?? []) {
         text += decoder.decode(chunk, { stream: true });
         response.write(chunk);
       }
+    } catch (error) {
+      if (!aborted.signal.aborted) throw error;
+      clientClosed = true;
     }
     text += decoder.decode();
     const body = bodyBytes.length > 0 ? (parseJson(bodyBytes.toString("utf8")) as RecordedExchange["body"]) : null;
@@ -202,6 +210,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
       ...(isStream ? readStream(text) : upstream.ok ? readWhole(text) : {}),
       startedAt,
       endedAt: Date.now(),
+      ...(clientClosed && { clientClosed }),
     });
     response.end();
   }

@@ -78,19 +78,20 @@ describe.each([512, 2048])("a real llama-server with a %i-token window", (window
         if (record.problem !== null) expect(record.problem.kind).toBe("too-long");
       }
 
-      // Usage and cached tokens: the engine reads the server's own counts ("this turn's usage, summarising
-      // included"). The proxy now records every exchange before its turn is read (a run once put a turn's answer in
-      // the next turn); the exact sum against the proxy's record still differs over `pnpm serve` (seen: 1912 for a
-      // turn whose record holds one 1166-token summary), which issue #26's accounting work settles.
+      // Usage and cached tokens: the engine reads the server's own counts. A turn's usage is that of every request
+      // the server answered for it (answers, a retry, the fold's summaries: "this turn's usage, summarising
+      // included"), exactly as the server reported each one to the proxy.
       let answeredTurns = 0;
       for (const { record, exchanges } of turns) {
         const end = record.events.findLast((event) => event.type === "turn-end");
         if (end?.type !== "turn-end") throw new Error("a turn without turn-end");
-        const answered = exchanges.filter((exchange) => exchange.kind === "chat" && exchange.status === 200);
-        if (answered.length === 0) continue;
-        answeredTurns += 1;
-        expect(end.usage.inputTokens).toBeGreaterThan(0);
+        const served = exchanges.filter((exchange) => exchange.kind !== "other" && exchange.status === 200);
+        const sum = (count: (usage: NonNullable<(typeof served)[number]["usage"]>) => number) =>
+          served.reduce((total, exchange) => total + (exchange.usage ? count(exchange.usage) : 0), 0);
+        expect(end.usage.inputTokens, `turn ${record.index}`).toBe(sum((usage) => usage.prompt_tokens));
+        expect(end.usage.outputTokens, `turn ${record.index}`).toBe(sum((usage) => usage.completion_tokens));
         expect(end.usage.cachedInputTokens).toBeLessThanOrEqual(end.usage.inputTokens);
+        if (served.some((exchange) => exchange.kind === "chat")) answeredTurns += 1;
       }
       expect(answeredTurns).toBeGreaterThan(0);
       // At 512 nearly every turn folds or is refused, so the server may reuse no cached prefix (seen: 0 once).

@@ -137,7 +137,9 @@ function partTokens(part: MessagePart, counter: TextCounter, thinking: ThinkingS
       return countText(counter, part.id) + countText(counter, part.name) + countText(counter, part.arguments);
     case "tool-result":
       return (
-        countText(counter, part.callId) + (part.name ? countText(counter, part.name) : 0) + countText(counter, part.text)
+        countText(counter, part.callId) +
+        (part.name ? countText(counter, part.name) : 0) +
+        countText(counter, part.text)
       );
     case "picture": {
       counter.sizes.utf8Bytes += (part.data?.length ?? 0) + (part.url?.length ?? 0) + part.name.length;

@@ -15,7 +15,13 @@ import {
 } from "../dev/api/fake-provider.js";
 import { conversationsDir } from "../dev/transcript-plugin.js";
 import { type AiSdkChatServer, createAiSdkChatServer } from "../examples/ai-sdk-chat/server.js";
-import { browserDefaultButtons, gapToEnd, insideBox, textContrasts, themedScreenshots } from "./chat-ui-checks.js";
+import {
+  type ChatPage,
+  checkCopyFromActions,
+  checkFollowAndJump,
+  checkMeterAfterReload,
+  checkReadableThemes,
+} from "./chat-ui-checks.js";
 import { launchChromium, recordedDemoTurns, repoRoot, screenshotDir } from "./helpers.js";
 
 const patient = { timeout: 60_000 };
@@ -271,6 +277,7 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
   });
 
   const list = () => page.locator(".conversation");
+  const chatPage = (): ChatPage => ({ page, list, ready });
   const lastAnswerText = async () =>
     (await page.locator('.message[data-message-role="assistant"]').last().locator(".response").allTextContents()).join(
       "",
@@ -300,28 +307,16 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
   });
 
   it("should copy an answer's text from its actions, shown on hover", async () => {
-    const context = await browser.newContext({
-      viewport: { width: 1100, height: 860 },
-      permissions: ["clipboard-read", "clipboard-write"],
+    await checkCopyFromActions(browser, url, {
+      answer: '.message[data-message-role="assistant"]',
+      ready,
+      expected: async () =>
+        ((await loaded()).at(-1)?.parts ?? [])
+          .flatMap((part) => (part.type === "text" ? [part.text] : []))
+          .join("\n\n"),
+      pageErrors,
+      saysCopied: true,
     });
-    try {
-      const reader = await context.newPage();
-      reader.on("pageerror", (error) => pageErrors.push(String(error)));
-      await reader.goto(url);
-      await ready(reader);
-      const answer = reader.locator('.message[data-message-role="assistant"]').last();
-      const actions = answer.locator("[data-nacre-message-actions]");
-      expect(await actions.evaluate((node) => getComputedStyle(node).opacity)).toBe("0");
-      await answer.hover();
-      await expect.poll(() => actions.evaluate((node) => getComputedStyle(node).opacity), patient).toBe("1");
-      await actions.locator("[data-nacre-message-copy]").click();
-      await expect.poll(() => actions.locator("[data-nacre-message-copy]").textContent(), patient).toBe("Copied");
-      const log = await loaded();
-      const text = (log.at(-1)?.parts ?? []).flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n\n");
-      expect(await reader.evaluate(() => navigator.clipboard.readText())).toBe(text);
-    } finally {
-      await context.close();
-    }
   });
 
   it("should follow an answer as it is written, keep the reader's place once they scroll up, and jump back to it", async () => {
@@ -329,61 +324,24 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
     try {
       await startAnswer(turns[sent] ?? "Tell me the story again, from the start.");
       sent += 1;
-      // Followed: as the answer grows, its end stays in view.
-      for (let look = 0; look < 2; look += 1) {
-        const written = (await lastAnswerText()).length;
-        await expect.poll(async () => (await lastAnswerText()).length, patient).toBeGreaterThan(written);
-        expect(await gapToEnd(list())).toBeLessThan(32);
-      }
-      // The reader scrolls up: the page stays where they are while the answer goes on.
-      await list().hover();
-      await page.mouse.wheel(0, -500);
-      const jump = page.locator('[data-nacre-jump-to-latest][data-state="visible"]');
-      await jump.waitFor(patient);
-      const place = await list().evaluate((node) => node.scrollTop);
-      const written = (await lastAnswerText()).length;
-      await expect.poll(async () => (await lastAnswerText()).length, patient).toBeGreaterThan(written);
-      expect(Math.abs((await list().evaluate((node) => node.scrollTop)) - place)).toBeLessThan(2);
-      // Jump to latest floats over the list's bottom edge, in its visible box, and takes the reader to the end.
-      expect(await insideBox(jump, list())).toBe(true);
-      await page.screenshot({ path: join(screenshotDir, "ai-sdk-chat-jump-to-latest.png") });
-      await jump.click();
-      await expect.poll(() => gapToEnd(list()), patient).toBeLessThan(32);
-      await expect.poll(() => jump.count(), patient).toBe(0);
-      await ready();
+      await checkFollowAndJump(chatPage(), lastAnswerText, join(screenshotDir, "ai-sdk-chat-jump-to-latest.png"));
     } finally {
       fake.server.setChunkDelayMs(1);
     }
   });
 
   it("should open at the end, with the same context meter, after a reload", async () => {
-    const meter = page.locator("[data-nacre-context-meter]");
-    await meter.waitFor(patient);
-    const before = await meter.evaluate((node) => [node.textContent, node.getAttribute("aria-valuenow")]);
-    expect(before[0]).toMatch(/\d/);
-    await page.reload();
-    await ready();
-    await expect
-      .poll(() => meter.evaluate((node) => [node.textContent, node.getAttribute("aria-valuenow")]), patient)
-      .toEqual(before);
-    await expect.poll(() => gapToEnd(list()), patient).toBeLessThan(32);
+    await checkMeterAfterReload(chatPage());
   });
 
   it("should keep message text readable light and dark (contrast ≥ 4.5:1), with nacre.css's controls", async () => {
-    const shots = await themedScreenshots(browser, url, {
+    await checkReadableThemes(browser, url, {
       directory: screenshotDir,
       name: "ai-sdk-chat",
       scroller: ".conversation",
-      ready: async (themed) => {
-        await ready(themed);
-        await themed.locator(".message .response").first().waitFor(patient);
-        for (const [color, background, ratio] of await textContrasts(themed.locator(".message .response"))) {
-          expect(ratio, `${color} on ${background}`).toBeGreaterThanOrEqual(4.5);
-        }
-        expect(await browserDefaultButtons(themed)).toEqual([]);
-      },
+      texts: ".message .response",
+      ready,
     });
-    expect(shots).toHaveLength(4);
     expect(pageErrors).toEqual([]);
   });
 });

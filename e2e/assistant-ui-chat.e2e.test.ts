@@ -18,7 +18,13 @@ import {
 } from "../dev/api/fake-provider.js";
 import { conversationsDir } from "../dev/transcript-plugin.js";
 import { createChatServer } from "../examples/assistant-ui-chat/server.js";
-import { browserDefaultButtons, gapToEnd, insideBox, textContrasts, themedScreenshots } from "./chat-ui-checks.js";
+import {
+  type ChatPage,
+  checkCopyFromActions,
+  checkFollowAndJump,
+  checkMeterAfterReload,
+  checkReadableThemes,
+} from "./chat-ui-checks.js";
 import { launchChromium, recordedDemoTurns, repoRoot, screenshotDir } from "./helpers.js";
 
 /** Generous waits on conditions (a loaded 2-core machine), never fixed sleeps. */
@@ -197,6 +203,7 @@ describe("examples/assistant-ui-chat in Chromium", () => {
   });
 
   const list = () => page.locator(".thread-viewport");
+  const chatPage = (): ChatPage => ({ page, list, ready: waitUntilReady });
   const lastAnswerText = async () => (await rows("assistant").last().locator(".message-body").textContent()) ?? "";
 
   it("should mark a reply cut off at the output limit, and Continue it as a continuation the log keeps", async () => {
@@ -227,82 +234,43 @@ describe("examples/assistant-ui-chat in Chromium", () => {
       await page.getByRole("button", { name: "Send", exact: true }).click();
       await page.locator("[data-nacre-pending]").waitFor(patient);
       await expect.poll(() => rows("assistant").count(), patient).toBe(answers + 1);
-      // Followed: as the reply grows, its end stays in view.
-      for (let look = 0; look < 2; look += 1) {
-        const written = (await lastAnswerText()).length;
-        await expect.poll(async () => (await lastAnswerText()).length, patient).toBeGreaterThan(written);
-        expect(await gapToEnd(list())).toBeLessThan(32);
-      }
+      await checkFollowAndJump(
+        chatPage(),
+        lastAnswerText,
+        join(screenshotDir, "assistant-ui-chat-04-jump-to-latest.png"),
+      );
+      // The sign of work went with the reply's first word.
       expect(await page.locator("[data-nacre-pending]").count()).toBe(0);
-      await list().hover();
-      await page.mouse.wheel(0, -500);
-      const jump = page.locator('[data-nacre-jump-to-latest][data-state="visible"]');
-      await jump.waitFor(patient);
-      const place = await list().evaluate((node) => node.scrollTop);
-      const written = (await lastAnswerText()).length;
-      await expect.poll(async () => (await lastAnswerText()).length, patient).toBeGreaterThan(written);
-      expect(Math.abs((await list().evaluate((node) => node.scrollTop)) - place)).toBeLessThan(2);
-      expect(await insideBox(jump, list())).toBe(true);
-      await page.screenshot({ path: join(screenshotDir, "assistant-ui-chat-04-jump-to-latest.png") });
-      await jump.click();
-      await expect.poll(() => gapToEnd(list()), patient).toBeLessThan(32);
-      await expect.poll(() => jump.count(), patient).toBe(0);
-      await waitUntilReady();
     } finally {
       fake.server.setChunkDelayMs(1);
     }
   });
 
   it("should copy a reply's text from its actions, shown on hover", async () => {
-    const context = await browser.newContext({
-      viewport: { width: 1100, height: 860 },
-      permissions: ["clipboard-read", "clipboard-write"],
+    await checkCopyFromActions(browser, url, {
+      answer: '.message[data-role="assistant"]',
+      ready: waitUntilReady,
+      expected: async () =>
+        ((await chat()).messages.at(-1)?.parts ?? [])
+          .flatMap((part) => (part.type === "text" ? [part.text] : []))
+          .join("\n\n"),
+      pageErrors,
+      saysCopied: false,
     });
-    try {
-      const reader = await context.newPage();
-      reader.on("pageerror", (error) => pageErrors.push(String(error)));
-      await reader.goto(url);
-      await waitUntilReady(reader);
-      const answer = reader.locator('.message[data-role="assistant"]').last();
-      const actions = answer.locator("[data-nacre-message-actions]");
-      await answer.hover();
-      await expect.poll(() => actions.evaluate((node) => getComputedStyle(node).opacity), patient).toBe("1");
-      await actions.locator("[data-nacre-message-copy]").click();
-      const text = (await chat()).messages.at(-1)?.parts.flatMap((part) => (part.type === "text" ? [part.text] : []));
-      expect(await reader.evaluate(() => navigator.clipboard.readText())).toBe(text?.join("\n\n"));
-    } finally {
-      await context.close();
-    }
   });
 
   it("should open at the end, with the same context meter, after a reload", async () => {
-    const meter = page.locator("[data-nacre-context-meter]");
-    await meter.waitFor(patient);
-    const before = await meter.evaluate((node) => [node.textContent, node.getAttribute("aria-valuenow")]);
-    expect(before[0]).toMatch(/\d/);
-    await page.reload();
-    await waitUntilReady();
-    await expect
-      .poll(() => meter.evaluate((node) => [node.textContent, node.getAttribute("aria-valuenow")]), patient)
-      .toEqual(before);
-    await expect.poll(() => gapToEnd(list()), patient).toBeLessThan(32);
+    await checkMeterAfterReload(chatPage());
   });
 
   it("should keep message text readable light and dark (contrast ≥ 4.5:1), with nacre.css's controls", async () => {
-    const shots = await themedScreenshots(browser, url, {
+    await checkReadableThemes(browser, url, {
       directory: screenshotDir,
       name: "assistant-ui-chat",
       scroller: ".thread-viewport",
-      ready: async (themed) => {
-        await waitUntilReady(themed);
-        await themed.locator(".message-body").first().waitFor(patient);
-        for (const [color, background, ratio] of await textContrasts(themed.locator(".message-body p"))) {
-          expect(ratio, `${color} on ${background}`).toBeGreaterThanOrEqual(4.5);
-        }
-        expect(await browserDefaultButtons(themed)).toEqual([]);
-      },
+      texts: ".message-body p",
+      ready: waitUntilReady,
     });
-    expect(shots).toHaveLength(4);
     expect(pageErrors).toEqual([]);
   });
 });

@@ -36,7 +36,7 @@ describe("pnpm dev (the API engine and the fake provider) in Chromium", () => {
     );
     await page.screenshot({ path: join(screenshotDir, `dev-api-${name}.png`) });
   };
-  const { composer, userMessages, dividerLine, summaryOpened, waitUntilReady, sendAndWait } = chatSteps(
+  const { composer, userMessages, dividerLine, summaryOpened, waitUntilReady, sendAndWait, continueCutOff } = chatSteps(
     () => page,
     patient,
   );
@@ -297,14 +297,7 @@ describe("pnpm dev (the API engine and the fake provider) in Chromium", () => {
     );
     await sendAndWait("Tell me everything about the release, in one go.");
     expect(await seen).toBe(true);
-    const cutOff = assistantMessages().last();
-    await expect.poll(() => cutOff.getAttribute("data-nacre-cut-off"), patient).toBe("");
-    expect(await cutOff.locator("[data-nacre-message-ending]").textContent()).toBe("Cut off");
-    const users = await userMessages().count();
-    await page.locator("[data-nacre-continue]").click();
-    await expect.poll(() => userMessages().count(), patient).toBe(users + 1);
-    await waitUntilReady();
-    expect(await page.locator("[data-nacre-continue]").count()).toBe(0);
+    await continueCutOff();
     await shot("cut-off-continued");
 
     const reply = assistantMessages().last();

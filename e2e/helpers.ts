@@ -115,7 +115,24 @@ export function chatSteps(page: () => Page, patient: { readonly timeout: number 
     await waitUntilReady();
   }
 
-  return { composer, userMessages, dividerLine, summaryOpened, waitUntilReady, sendAndWait };
+  /**
+   * The last reply is marked cut off (`data-nacre-cut-off`, "Cut off" under it); Continue sends a new turn, which
+   * is answered in full, and no Continue is left.
+   */
+  async function continueCutOff() {
+    const cutOff = page().locator('[data-nacre-message][data-role="assistant"]').last();
+    await expect.poll(() => cutOff.getAttribute("data-nacre-cut-off"), patient).toBe("");
+    expect(await cutOff.locator("[data-nacre-message-ending]").textContent()).toBe("Cut off");
+    const users = await userMessages().count();
+    await page().locator("[data-nacre-continue]").click();
+    await expect.poll(() => userMessages().count(), patient).toBe(users + 1);
+    await waitUntilReady();
+    expect(await page().locator("[data-nacre-continue]").count()).toBe(0);
+    const answer = page().locator('[data-nacre-message][data-role="assistant"]').last();
+    expect(await answer.getAttribute("data-nacre-cut-off")).toBeNull();
+  }
+
+  return { composer, userMessages, dividerLine, summaryOpened, waitUntilReady, sendAndWait, continueCutOff };
 }
 
 /**

@@ -13,8 +13,21 @@ export interface ServeProcess {
   kill(): Promise<void>;
 }
 
-/** Runs `pnpm serve` (its script, on a free port, chats in a fresh folder) and waits for `listening on …`. */
-export async function startServe(env: Record<string, string> = {}, args: string[] = []): Promise<ServeProcess> {
+/** How long to wait for `listening on …`: `pnpm serve` over a real local model waits for its model list. */
+export interface StartServeOptions {
+  /** Default 120 s. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Runs `pnpm serve` (its script, on a free port, chats in a fresh folder) and waits for `listening on …`. The
+ * one way tests, the bench and scripts start it (`scripts/real-server-run.ts` too).
+ */
+export async function startServe(
+  env: Record<string, string> = {},
+  args: string[] = [],
+  { timeoutMs = 120_000 }: StartServeOptions = {},
+): Promise<ServeProcess> {
   const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), "nacre-serve-"));
   const child: ChildProcess = spawn(
@@ -29,7 +42,10 @@ export async function startServe(env: Record<string, string> = {}, args: string[
   );
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`pnpm serve did not start within 120 s:\n${output}`)), 120_000);
+    const timer = setTimeout(
+      () => reject(new Error(`pnpm serve did not start within ${timeoutMs / 1000} s:\n${output}`)),
+      timeoutMs,
+    );
     const read = (chunk: unknown) => {
       output += String(chunk);
       const match = /listening on (http:\/\/\S+)/.exec(output);

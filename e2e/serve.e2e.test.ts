@@ -22,7 +22,10 @@ describe("pnpm serve (the page on the engine server) in Chromium", () => {
   const pageErrors: string[] = [];
   const traffic: string[] = [];
   const turns = recordedDemoTurns();
-  const { userMessages, dividerLine, waitUntilReady, sendAndWait, composer } = chatSteps(() => page, patient);
+  const { userMessages, dividerLine, waitUntilReady, sendAndWait, composer, continueCutOff } = chatSteps(
+    () => page,
+    patient,
+  );
   const assistantMessages = () => page.locator('[data-nacre-message][data-role="assistant"]');
 
   beforeAll(async () => {
@@ -120,15 +123,7 @@ describe("pnpm serve (the page on the engine server) in Chromium", () => {
       fake.server.setChunkDelayMs(20);
     }
     expect(await page.locator("[data-nacre-pending]").count()).toBe(0);
-    const cutOff = assistantMessages().last();
-    await expect.poll(() => cutOff.getAttribute("data-nacre-cut-off"), patient).toBe("");
-    expect(await cutOff.locator("[data-nacre-message-ending]").textContent()).toBe("Cut off");
-    const users = await userMessages().count();
-    await page.locator("[data-nacre-continue]").click();
-    await expect.poll(() => userMessages().count(), patient).toBe(users + 1);
-    await waitUntilReady();
-    expect(await page.locator("[data-nacre-continue]").count()).toBe(0);
-    expect(await assistantMessages().last().getAttribute("data-nacre-cut-off")).toBeNull();
+    await continueCutOff();
   });
 
   it("should copy a reply as Markdown from its actions", async () => {

@@ -7,12 +7,14 @@ import {
   type ChatStore,
   createApiEngine,
   createMemoryChatStore,
+  createProvider,
   type ModelInfo,
   type ProviderAdapter,
 } from "@conch/engine-client";
 import { createFileChatStore } from "@conch/engine-client/node";
 import { createPostgresChatStore, migrate } from "@conch/engine-client/postgres";
 import { createEngineHandler } from "@conch/engine-client/server";
+import { startFakeProvider } from "@conch/fake-provider";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { startPostgres } from "../../scripts/ensure-postgres.mjs";
@@ -41,13 +43,57 @@ function zeroLatencyProvider(window: number): ProviderAdapter {
     windows: { get: () => undefined, set: () => undefined } as unknown as ProviderAdapter["windows"],
     listModels: async () => models,
     async *streamChat(request) {
-      const summarising = request.model === "cheap";
-      yield { type: "text-delta", delta: summarising ? "The person plans a trip to Lisbon. " : "Here it is. " };
-      yield { type: "text-delta", delta: summarising ? "They asked about trams." : "Take tram 28." };
+      for (const delta of answerFor(request.model)) yield { type: "text-delta", delta };
       yield { type: "usage", usage: { inputTokens: 1_000, outputTokens: 10, cachedInputTokens: 0 } };
       yield { type: "finish", reason: "stop" };
     },
   } as ProviderAdapter;
+}
+
+/** What both providers answer: the summariser's two pieces of summary, or the chat's short answer. */
+function answerFor(model: string): readonly [string, string] {
+  return model === "cheap"
+    ? ["The person plans a trip to Lisbon. ", "They asked about trams."]
+    : ["Here it is. ", "Take tram 28."];
+}
+
+/**
+ * The baseline: the fake provider over HTTP on 127.0.0.1 (no think time), called directly with what a cold turn
+ * sends (the kept 100 messages and the person's new one): ms to the first delta and to the stream's end. What
+ * the cheapest real provider call costs, so that the engine's own work can be read against it.
+ */
+async function startHttpBaseline(): Promise<{
+  call(): Promise<{ firstDelta: number; end: number }>;
+  close(): Promise<void>;
+}> {
+  const server = await startFakeProvider({
+    dialect: "openai",
+    row: "openrouter",
+    models: [
+      { id: "chat", window: 128_000 },
+      { id: "cheap", window: 128_000 },
+    ],
+    reply: (request) => ({
+      text: answerFor(request.model).join(""),
+      usage: { inputTokens: 1_000, outputTokens: 10, cachedInputTokens: 0 },
+    }),
+  });
+  const provider = createProvider("openrouter", { baseURL: server.baseURL, local: false, cheapestModel: "cheap" });
+  const messages = [
+    ...Array.from({ length: 100 }, (_, index) => messageAt(9_900 + index)),
+    { seq: 10_000, role: "user" as const, parts: [{ type: "text" as const, text: "And tomorrow?" }] },
+  ];
+  return {
+    async call() {
+      const started = performance.now();
+      let firstDelta = Number.NaN;
+      for await (const part of provider.streamChat({ model: "chat", system: "You help.", messages })) {
+        if (part.type === "text-delta" && Number.isNaN(firstDelta)) firstDelta = performance.now() - started;
+      }
+      return { firstDelta, end: performance.now() - started };
+    },
+    close: () => server.close(),
+  };
 }
 
 /** How the stores are made: `fresh` gives a new store object on the same storage (another instance, a restart). */
@@ -111,8 +157,22 @@ async function readPages(backend: Backend, chatId: string): Promise<{ first: num
   return { first, all: performance.now() - started, pages };
 }
 
+/** The process's CPU time so far, ms (every thread: the GC's helpers too). */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1_000;
+}
+
+/** What the first turn on an imported chat took: wall ms, and the process's CPU ms (what a loaded machine does not stretch). */
+interface ImportedTiming {
+  readonly compacting: number;
+  readonly end: number;
+  readonly compactingCpu: number;
+  readonly endCpu: number;
+}
+
 /** The first turn after a chat arrived whole (imported): engine ms to `compacting` and to turn-end. */
-async function importedTurn(window: number, length: number): Promise<{ compacting: number; end: number }> {
+async function importedTurn(window: number, length: number): Promise<ImportedTiming> {
   const store = createMemoryChatStore();
   await store.appendLog(
     "imported",
@@ -120,11 +180,16 @@ async function importedTurn(window: number, length: number): Promise<{ compactin
   );
   const engine = createApiEngine({ provider: zeroLatencyProvider(window), model: "chat", store });
   const started = performance.now();
+  const startedCpu = cpuMs();
   let compacting = Number.NaN;
+  let compactingCpu = Number.NaN;
   for await (const event of engine.sendTurn({ chatId: "imported", seq: length, text: "Where were we?" })) {
-    if (event.type === "compacting" && Number.isNaN(compacting)) compacting = performance.now() - started;
+    if (event.type === "compacting" && Number.isNaN(compacting)) {
+      compacting = performance.now() - started;
+      compactingCpu = cpuMs() - startedCpu;
+    }
   }
-  return { compacting, end: performance.now() - started };
+  return { compacting, end: performance.now() - started, compactingCpu, endCpu: cpuMs() - startedCpu };
 }
 
 /** Warm turns on one engine: ms from the answer's last delta to turn-end (storing the answer and the transcript). */
@@ -158,6 +223,7 @@ export const scaleSection: BenchSection = {
     const pool = new pg.Pool({ connectionString: server.url, max: 4 });
     const pglite = new PGlite(join(folder, "pglite"));
     await pglite.waitReady;
+    const http = await startHttpBaseline();
     const memory = createMemoryChatStore();
     const person = `bench-${Date.now()}`;
     const backends: Backend[] = [
@@ -172,6 +238,16 @@ export const scaleSection: BenchSection = {
       const cold: Record<string, Record<number, { firstDelta: number; end: number }>> = {};
       const paging: Record<string, Record<number, { first: number; all: number; pages: number }>> = {};
       const warm: Record<string, number> = {};
+      log("the baseline: the fake provider over HTTP...");
+      const baselineRuns: { firstDelta: number; end: number }[] = [];
+      for (let round = 0; round <= rounds * 3; round++) {
+        const timed = await http.call();
+        if (round > 0) baselineRuns.push(timed);
+      }
+      const baseline = {
+        firstDelta: median(baselineRuns.map((run) => run.firstDelta)),
+        end: median(baselineRuns.map((run) => run.end)),
+      };
       for (const backend of backends) {
         cold[backend.name] = {};
         paging[backend.name] = {};
@@ -211,19 +287,29 @@ export const scaleSection: BenchSection = {
         warm[backend.name] = await warmTurnEnd(backend, "scale-2000", 2_000 + 2 * (rounds + 1), rounds * 3);
       }
       log("imported chats...");
-      const imported: Record<string, { compacting: number; end: number }> = {};
+      const imported: Record<string, ImportedTiming> = {};
       for (const window of [32_000, 128_000]) {
-        const runs: { compacting: number; end: number }[] = [];
+        const runs: ImportedTiming[] = [];
         for (let round = 0; round < Math.max(2, Math.floor(rounds / 2)); round++)
           runs.push(await importedTurn(window, 10_000));
         imported[window] = {
           compacting: median(runs.map((run) => run.compacting)),
           end: median(runs.map((run) => run.end)),
+          compactingCpu: median(runs.map((run) => run.compactingCpu)),
+          endCpu: median(runs.map((run) => run.endCpu)),
         };
       }
       const ms = (value: number) => value.toFixed(1);
       const times = (value: number, base: number) => `${round(value / base, 2)}×`;
       const tables: Table[] = [
+        {
+          title: "The baseline: the fake provider over HTTP on 127.0.0.1, called directly (no engine, no store): ms",
+          header: ["first delta", "end of stream"],
+          rows: [[ms(baseline.firstDelta), ms(baseline.end)]],
+          notes: [
+            "What a cold turn sends (the kept 100 messages and the person's new one), answered at once: the cheapest real provider call.",
+          ],
+        },
         {
           title: "A cold turn (a new engine and a new store object, no loadChat): ms, and × the 200-message chat",
           header: ["store", ...lengths.flatMap((length) => [`${length}: first delta`, `${length}: turn-end`])],
@@ -242,6 +328,23 @@ export const scaleSection: BenchSection = {
           }),
           notes: [
             "The chat as it is after its folds: a transcript keeping its last 100 messages. The memory store is one object (it has no storage of its own to open again).",
+          ],
+        },
+        {
+          title:
+            "The engine's own work against the baseline: a cold turn and the server's first page at 10,000 messages, × the fake provider over HTTP",
+          header: ["store", "cold turn: first delta", "cold turn: turn-end", "first page"],
+          rows: backends.map(({ name }) => {
+            const at = cold[name]![10_000]!;
+            return [
+              name,
+              times(at.firstDelta, baseline.firstDelta),
+              times(at.end, baseline.end),
+              times(paging[name]![10_000]!.first, baseline.end),
+            ];
+          }),
+          notes: [
+            "The cold turn's provider answers in the process at once, so its figures are the engine's and the store's own work; a turn over HTTP adds about the baseline to them.",
           ],
         },
         {
@@ -272,8 +375,17 @@ export const scaleSection: BenchSection = {
         {
           title:
             "The first turn after importing a 10,000-message chat (memory store, a summariser that answers at once): engine ms",
-          header: ["window", "to compacting", "to turn-end"],
-          rows: Object.entries(imported).map(([window, at]) => [window, ms(at.compacting), ms(at.end)]),
+          header: ["window", "to compacting", "to turn-end", "CPU to compacting", "CPU to turn-end"],
+          rows: Object.entries(imported).map(([window, at]) => [
+            window,
+            ms(at.compacting),
+            ms(at.end),
+            ms(at.compactingCpu),
+            ms(at.endCpu),
+          ]),
+          notes: [
+            "CPU: the process's CPU time (every thread, the GC's too) over the same span: what the engine costs, which a machine shared with other work does not stretch as it stretches the wall clock.",
+          ],
         },
         {
           title:
@@ -282,8 +394,9 @@ export const scaleSection: BenchSection = {
           rows: backends.map(({ name }) => [name, ms(warm[name]!), times(warm[name]!, warm.file!)]),
         },
       ];
-      return { json: { scale: { rounds, cold, paging, imported, warm } }, tables };
+      return { json: { scale: { rounds, baseline, cold, paging, imported, warm } }, tables };
     } finally {
+      await http.close();
       await pool.end();
       await pglite.close();
       await server.stop();

@@ -10,7 +10,7 @@ import {
   nacreSendMessagesRequest,
   userMessageId,
 } from "@conch/engine-client/ai-sdk";
-import { ContextMeter, SummaryDivider, TurnProblem } from "@conch/nacre";
+import { ContextMeter, MessageCopy, SummaryDivider, TurnProblem } from "@conch/nacre";
 import { DefaultChatTransport } from "ai";
 import { type FormEvent, Fragment, useEffect, useLayoutEffect, useRef, useState } from "react";
 
@@ -119,7 +119,7 @@ function Chat({ initial }: { readonly initial: NacreUIMessage[] }) {
                 {textOf(message) ? (
                   // Under the bubble, in the page always: shown on hover and focus (chat.css), nacre.css's buttons.
                   <div className="message-actions" data-nacre-message-actions="">
-                    <CopyButton text={textOf(message)} />
+                    <MessageCopy text={textOf(message)} />
                   </div>
                 ) : null}
               </div>
@@ -201,25 +201,6 @@ function Ending({ message }: { readonly message: NacreUIMessage }) {
   const reason = message.role === "assistant" ? message.metadata?.finishReason : undefined;
   const words = reason === "length" ? "Cut off" : reason === "aborted" ? "Stopped" : null;
   return words ? <p data-nacre-message-ending="">{words}</p> : null;
-}
-
-function CopyButton({ text }: { readonly text: string }) {
-  const [copied, setCopied] = useState(false);
-  useEffect(() => {
-    if (!copied) return;
-    const timer = setTimeout(() => setCopied(false), 2_000);
-    return () => clearTimeout(timer);
-  }, [copied]);
-  return (
-    <button
-      type="button"
-      data-nacre-message-copy=""
-      {...(copied ? { "data-copied": "" } : {})}
-      onClick={() => void navigator.clipboard?.writeText(text).then(() => setCopied(true))}
-    >
-      {copied ? "Copied" : "Copy"}
-    </button>
-  );
 }
 
 /**

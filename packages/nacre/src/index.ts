@@ -13,7 +13,7 @@ export {
   type StreamingMessageState,
   upsertMessage,
 } from "@conch/engine-client";
-// Parts: namespaces (`SummaryDivider.Root`) and long names (`SummaryDividerRoot`).
+// Parts: objects of short names (`SummaryDivider.Root`) and long names (`SummaryDividerRoot`).
 export {
   type CompactCommand,
   ComposerHint,
@@ -102,13 +102,19 @@ export {
   StreamingText,
   type StreamingTextProps,
 } from "./message-list.js";
-export { defaultMessages, type NacreMessages, resolveMessages, type SettingsSection } from "./messages.js";
-export * as Composer from "./parts/composer.js";
-export * as ContextMeter from "./parts/context-meter.js";
-export * as HealthNotes from "./parts/health-notes.js";
-export * as MessageList from "./parts/message-list.js";
-export * as SummaryDivider from "./parts/summary-divider.js";
-export * as TurnProblem from "./parts/turn-problem.js";
+export {
+  type CommandMessages,
+  defaultMessages,
+  type NacreMessages,
+  resolveMessages,
+  type SettingsSection,
+} from "./messages.js";
+export { Composer } from "./parts/composer.js";
+export { ContextMeter } from "./parts/context-meter.js";
+export { HealthNotes } from "./parts/health-notes.js";
+export { MessageList } from "./parts/message-list.js";
+export { SummaryDivider } from "./parts/summary-divider.js";
+export { TurnProblem } from "./parts/turn-problem.js";
 export {
   contextUsageQueryKey,
   contextUsageQueryOptions,

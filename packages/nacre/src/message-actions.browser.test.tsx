@@ -54,4 +54,12 @@ describe("MessageActions in Chromium", { timeout: 90_000 }, () => {
     await expect.poll(() => written.mock.calls.at(-1)?.[0], patient).toBe("**Hi** there");
     await expect.poll(() => screen.queryAllByRole("button", { name: "Copied" }).length, patient).toBe(1);
   });
+
+  it("should copy the text it is given, outside a Nacre message (an AI SDK message's)", async () => {
+    const written = vi.spyOn(navigator.clipboard, "writeText").mockResolvedValue(undefined);
+    render(<MessageCopy text={"**Hi** there\n\nand more"} />);
+    screen.getByRole("button", { name: "Copy" }).click();
+    await expect.poll(() => written.mock.calls.at(-1)?.[0], patient).toBe("**Hi** there\n\nand more");
+    await expect.poll(() => screen.queryAllByRole("button", { name: "Copied" }).length, patient).toBe(1);
+  });
 });

@@ -200,14 +200,16 @@ MessageActions.displayName = "MessageActions";
 export interface MessageCopyProps extends Omit<ComponentPropsWithoutRef<"button">, "value"> {
   /** `markdown`: the text as written (Markdown for a model's reply); `text`: the text as shown. Default `markdown`. */
   format?: "markdown" | "text";
+  /** The text to copy, for a message Nacre does not render (an AI SDK `UIMessage`'s); then `format` is not read. */
+  text?: string;
 }
 
 /**
  * Copies the message's text to the clipboard, then says "Copied" (`data-copied`) for two seconds. Inside a
- * `Message`. `data-nacre-message-copy`.
+ * `Message`, or anywhere given `text`. `data-nacre-message-copy`.
  */
 export const MessageCopy = forwardRef<HTMLButtonElement, MessageCopyProps>(function MessageCopy(
-  { format = "markdown", ...props },
+  { format = "markdown", text, ...props },
   ref,
 ) {
   const message = useContext(MessageContext);
@@ -215,14 +217,16 @@ export const MessageCopy = forwardRef<HTMLButtonElement, MessageCopyProps>(funct
     <CopyButton
       data-nacre-message-copy=""
       value={(button) =>
-        format === "text"
-          ? [...(button.closest("[data-nacre-message]")?.querySelectorAll("[data-nacre-message-text]") ?? [])]
-              // biome-ignore lint/performance/useDomNodeTextContent: the text as shown (line breaks of blocks), on request only
-              .map((text) => (text as HTMLElement).innerText)
-              .join("\n\n")
-          : message
-            ? messageText(message)
-            : ""
+        text !== undefined
+          ? text
+          : format === "text"
+            ? [...(button.closest("[data-nacre-message]")?.querySelectorAll("[data-nacre-message-text]") ?? [])]
+                // biome-ignore lint/performance/useDomNodeTextContent: the text as shown (line breaks of blocks), on request only
+                .map((shown) => (shown as HTMLElement).innerText)
+                .join("\n\n")
+            : message
+              ? messageText(message)
+              : ""
       }
       {...props}
       ref={ref}

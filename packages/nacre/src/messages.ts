@@ -50,19 +50,21 @@ export interface NacreMessages {
   /** The too-long card's second button, which sends the message again. Default: "Send again". */
   problemSendAgain: string;
 
+  // The ⌘K action's strings: their defaults live with it, in `@conch/nacre/command` (`defaultCommandMessages`),
+  // so that a page without the command menu does not carry them. Set any of them here to replace it.
   /** The ⌘K action. Default: "Summarise the start of this chat". */
-  compactCommand: string;
+  compactCommand?: string;
   /** Why the ⌘K action is disabled. */
-  compactUnavailable: string;
-  compactNothingToFold: string;
+  compactUnavailable?: string;
+  compactNothingToFold?: string;
   /** Why there is nothing to fold when the summary already covers everything before the last message. */
-  compactAllFolded: string;
-  compactBusy: string;
+  compactAllFolded?: string;
+  compactBusy?: string;
   /** The command menu's accessible name. Default: "Command menu". */
-  commandMenuLabel: string;
-  commandMenuPlaceholder: string;
-  commandMenuEmpty: string;
-  commandMenuGroup: string;
+  commandMenuLabel?: string;
+  commandMenuPlaceholder?: string;
+  commandMenuEmpty?: string;
+  commandMenuGroup?: string;
 
   /** The composer's accessible name. Default: "Message". */
   composerLabel: string;
@@ -222,7 +224,23 @@ function roleLabel(role: MessageRole): string {
   }
 }
 
-/** Nacre's English strings. */
+/** The ⌘K action's strings, which `@conch/nacre/command` gives defaults for (`defaultCommandMessages`). */
+export type CommandMessages = Required<
+  Pick<
+    NacreMessages,
+    | "compactCommand"
+    | "compactUnavailable"
+    | "compactNothingToFold"
+    | "compactAllFolded"
+    | "compactBusy"
+    | "commandMenuLabel"
+    | "commandMenuPlaceholder"
+    | "commandMenuEmpty"
+    | "commandMenuGroup"
+  >
+>;
+
+/** Nacre's English strings (the ⌘K action's are `defaultCommandMessages`, in `@conch/nacre/command`). */
 export const defaultMessages: NacreMessages = {
   summaryDividerLabel: ({ model }) => `Earlier messages are summarised for ${model}`,
   summaryDividerDroppedLabel: ({ model }) => `Earlier messages are no longer read by ${model}`,
@@ -240,16 +258,6 @@ export const defaultMessages: NacreMessages = {
   problemCounts: ({ counted, estimated }) =>
     `The provider counted ${format(counted)} tokens where the estimate said ${format(estimated)}.`,
   problemSendAgain: "Send again",
-
-  compactCommand: "Summarise the start of this chat",
-  compactUnavailable: "This chat's engine does not summarise",
-  compactNothingToFold: "Nothing to summarise yet",
-  compactAllFolded: "Everything before the last message is already summarised",
-  compactBusy: "Wait until the answer is finished",
-  commandMenuLabel: "Command menu",
-  commandMenuPlaceholder: "Type a command…",
-  commandMenuEmpty: "No command matches.",
-  commandMenuGroup: "This chat",
 
   composerLabel: "Message",
   composerPlaceholder: "Write a message, or /compact [what to keep]",

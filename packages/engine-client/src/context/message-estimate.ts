@@ -87,25 +87,27 @@ export function createEstimateCache(options: EstimateCacheOptions = {}): Estimat
   };
 }
 
-/** Counts a text with the built-in scan (tokens and bytes in one pass) or with an injected estimator. */
+/**
+ * Counts a message's texts with the built-in scan (tokens and bytes in one pass, `table` set) or with an injected
+ * estimator. Plain data, no closures: one is made per message measured, and a long chat arriving whole has many.
+ */
 interface TextCounter {
-  count(text: string): number;
+  readonly estimator: TokenEstimator;
+  readonly family: string | undefined;
+  /** The family's weights when the estimator is the built-in one, else null. */
+  readonly table: PreTokenWeights | null;
   readonly sizes: ScanSizes;
 }
 
 function textCounter(estimator: TokenEstimator, family: string | undefined): TextCounter {
-  const sizes: ScanSizes = { utf8Bytes: 0 };
-  if (estimator === defaultTokenEstimator) {
-    const table: PreTokenWeights = weightsFor(family);
-    return { sizes, count: (text) => Math.ceil(scanPreTokens(text, table, sizes)) };
-  }
-  return {
-    sizes,
-    count: (text) => {
-      sizes.utf8Bytes += utf8Length(text);
-      return estimator(text, family);
-    },
-  };
+  const table = estimator === defaultTokenEstimator ? weightsFor(family) : null;
+  return { estimator, family, table, sizes: { utf8Bytes: 0 } };
+}
+
+function countText(counter: TextCounter, text: string): number {
+  if (counter.table !== null) return Math.ceil(scanPreTokens(text, counter.table, counter.sizes));
+  counter.sizes.utf8Bytes += utf8Length(text);
+  return counter.estimator(text, counter.family);
 }
 
 /** Whether a thinking part is sent back, and so counts. */
@@ -125,16 +127,20 @@ function thinkingSentBack(part: Extract<MessagePart, { type: "thinking" }>, poli
 function partTokens(part: MessagePart, counter: TextCounter, thinking: ThinkingSentBack): number {
   switch (part.type) {
     case "text":
-      return counter.count(part.text);
+      return countText(counter, part.text);
     case "thinking":
       // Counted or not, its bytes are still in the transcript file.
-      if (thinkingSentBack(part, thinking)) return counter.count(part.text);
+      if (thinkingSentBack(part, thinking)) return countText(counter, part.text);
       counter.sizes.utf8Bytes += utf8Length(part.text) + (part.signature?.length ?? 0);
       return 0;
     case "tool-call":
-      return counter.count(part.id) + counter.count(part.name) + counter.count(part.arguments);
+      return countText(counter, part.id) + countText(counter, part.name) + countText(counter, part.arguments);
     case "tool-result":
-      return counter.count(part.callId) + (part.name ? counter.count(part.name) : 0) + counter.count(part.text);
+      return (
+        countText(counter, part.callId) +
+        (part.name ? countText(counter, part.name) : 0) +
+        countText(counter, part.text)
+      );
     case "picture": {
       counter.sizes.utf8Bytes += (part.data?.length ?? 0) + (part.url?.length ?? 0) + part.name.length;
       return part.data !== undefined || part.url !== undefined ? pictureTokens : 0;

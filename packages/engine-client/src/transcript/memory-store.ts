@@ -7,6 +7,21 @@ import type { ChatStore } from "./chat-store.js";
 import { checkLogMessages, checkLogSequence, encodeTranscript, type TranscriptFile } from "./transcript-file.js";
 
 /**
+ * A fresh copy of what the store holds: JSON-like data (checked messages) copied by hand, several times faster
+ * than `structuredClone` on a long log (a 10,000-message read is on the first turn of a chat that arrives whole).
+ * A value of another kind (a field the schema lets through unchecked) is cloned as `structuredClone` does.
+ */
+function copyStored<T>(value: T): T {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyStored) as T;
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return structuredClone(value);
+  const copy: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) copy[key] = copyStored(field);
+  return copy as T;
+}
+
+/**
  * A {@link ChatStore} in memory, for tests, stories and `dev:mock`. It checks and orders everything as the
  * durable stores do, and keeps transcripts as their JSON text, so what it returns is always a fresh copy and
  * `transcriptBytes` is the size a file would have.
@@ -39,7 +54,7 @@ export function createMemoryChatStore(): ChatStore {
   return {
     async readLog(chatId) {
       assertSafeChatId(chatId);
-      return queue.run(chatId, async () => structuredClone(logs.get(chatId) ?? []));
+      return queue.run(chatId, async () => copyStored(logs.get(chatId) ?? []));
     },
 
     async appendLog(chatId, messages) {
@@ -62,7 +77,7 @@ export function createMemoryChatStore(): ChatStore {
               return { nextSeq, transcript: transcriptOf(chatId, check && ((file) => check(file, nextSeq))) };
             },
             async range(from, to) {
-              return structuredClone((logs.get(chatId) ?? []).slice(from, to));
+              return copyStored((logs.get(chatId) ?? []).slice(from, to));
             },
           },
           options,

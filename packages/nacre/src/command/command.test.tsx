@@ -8,7 +8,13 @@ import { Command } from "cmdk";
 import { type ReactNode, useState } from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ConversationProvider } from "../conversation.js";
-import { CommandMenu, CompactCommandItem, commandMenuShortcutLabel, isCommandMenuShortcut } from "./command.js";
+import {
+  CommandMenu,
+  CompactCommandItem,
+  commandMenuShortcutLabel,
+  defaultCommandMessages,
+  isCommandMenuShortcut,
+} from "./command.js";
 
 function threeTurnLog() {
   return chatLogFrom([
@@ -105,6 +111,28 @@ describe("CommandMenu", () => {
       await user.clear(screen.getByRole("combobox"));
       await user.type(screen.getByRole("combobox"), "zzzz");
       expect(screen.getByText("No command matches.")).toBeInTheDocument();
+    });
+  });
+
+  describe("given the host replaces some of its strings", () => {
+    it("should show the host's strings and the defaults for the rest", async () => {
+      render(
+        <ConversationProvider
+          engine={threeTurns()}
+          chatId="c"
+          queryClient={new QueryClient()}
+          messages={{ commandMenuLabel: "Befehle", compactCommand: "Anfang zusammenfassen" }}
+        >
+          <CommandMenu defaultOpen />
+        </ConversationProvider>,
+      );
+      expect(await screen.findByRole("dialog", { name: "Befehle" })).toBeInTheDocument();
+      expect(await screen.findByRole("option", { name: /Anfang zusammenfassen/ })).toBeInTheDocument();
+      expect(screen.getByRole("combobox")).toHaveAttribute(
+        "placeholder",
+        defaultCommandMessages.commandMenuPlaceholder,
+      );
+      expect(screen.getByText(defaultCommandMessages.commandMenuGroup)).toBeInTheDocument();
     });
   });
 

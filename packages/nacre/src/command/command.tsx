@@ -9,19 +9,48 @@ import {
   useNacreMessages,
 } from "../conversation.js";
 import { useControllableState } from "../internal/use-controllable-state.js";
-import type { NacreMessages } from "../messages.js";
+import type { CommandMessages, NacreMessages } from "../messages.js";
+
+/** The ⌘K action's English strings; replace any through `NacreMessages` (the `messages` prop), as every other. */
+export const defaultCommandMessages: CommandMessages = {
+  compactCommand: "Summarise the start of this chat",
+  compactUnavailable: "This chat's engine does not summarise",
+  compactNothingToFold: "Nothing to summarise yet",
+  compactAllFolded: "Everything before the last message is already summarised",
+  compactBusy: "Wait until the answer is finished",
+  commandMenuLabel: "Command menu",
+  commandMenuPlaceholder: "Type a command…",
+  commandMenuEmpty: "No command matches.",
+  commandMenuGroup: "This chat",
+};
+
+/** The ⌘K action's strings: the host's, else the defaults. */
+function commandMessagesOf(messages: NacreMessages): CommandMessages {
+  const resolved = { ...defaultCommandMessages };
+  for (const key of Object.keys(resolved) as (keyof CommandMessages)[]) {
+    const replaced = messages[key];
+    if (replaced !== undefined) resolved[key] = replaced;
+  }
+  return resolved;
+}
+
+/** The ⌘K action's strings of the nearest provider, defaults filled in. */
+function useCommandMessages(): CommandMessages {
+  return commandMessagesOf(useNacreMessages());
+}
 
 export function compactUnavailableText(messages: NacreMessages, reason: CompactUnavailableReason): string {
+  const strings = commandMessagesOf(messages);
   switch (reason) {
     case "no-context":
-      return messages.compactUnavailable;
+      return strings.compactUnavailable;
     case "nothing-to-fold":
     case "loading":
-      return messages.compactNothingToFold;
+      return strings.compactNothingToFold;
     case "all-folded":
-      return messages.compactAllFolded;
+      return strings.compactAllFolded;
     case "busy":
-      return messages.compactBusy;
+      return strings.compactBusy;
     default:
       return reason satisfies never;
   }
@@ -59,6 +88,7 @@ export const CompactCommandItem = forwardRef<HTMLDivElement, CompactCommandItemP
 ) {
   const conversation = useConversation();
   const messages = useNacreMessages();
+  const strings = commandMessagesOf(messages);
   const action = compactActionOf(conversation);
   const reasonId = useId();
   const reasonText = action.reason ? compactUnavailableText(messages, action.reason) : null;
@@ -66,7 +96,7 @@ export const CompactCommandItem = forwardRef<HTMLDivElement, CompactCommandItemP
     <Command.Item
       data-nacre-compact-command=""
       {...(action.reason ? { "data-reason": action.reason } : {})}
-      value={value ?? messages.compactCommand}
+      value={value ?? strings.compactCommand}
       keywords={keywords ?? ["compact", "summarize", "summary", "fold", "context", "memory", "/compact"]}
       disabled={action.disabled}
       aria-describedby={reasonText ? reasonId : undefined}
@@ -79,7 +109,7 @@ export const CompactCommandItem = forwardRef<HTMLDivElement, CompactCommandItemP
     >
       {children ?? (
         <>
-          <span data-nacre-compact-command-label="">{messages.compactCommand}</span>
+          <span data-nacre-compact-command-label="">{strings.compactCommand}</span>
           {reasonText ? (
             <span id={reasonId} data-nacre-compact-command-reason="">
               {reasonText}
@@ -161,7 +191,7 @@ export function CommandMenu({
   overlayClassName,
   container,
 }: CommandMenuProps) {
-  const messages = useNacreMessages();
+  const messages = useCommandMessages();
   const [open, setOpen] = useControllableState({ prop: openProp, defaultProp: defaultOpen, onChange: onOpenChange });
 
   useEffect(() => {

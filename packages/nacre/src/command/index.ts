@@ -14,6 +14,7 @@ export {
   commandMenuShortcutLabel,
   compactActionOf,
   compactUnavailableText,
+  defaultCommandMessages,
   isApplePlatform,
   isCommandMenuShortcut,
 } from "./command.js";

@@ -320,7 +320,9 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
   });
 
   it("should follow an answer as it is written, keep the reader's place once they scroll up, and jump back to it", async () => {
-    fake.server.setChunkDelayMs(120);
+    // Slow enough that the answer is still being written through every look below on a loaded machine (a run
+    // saw it end before the reader scrolled up); the rest streams at once after the check.
+    fake.server.setChunkDelayMs(400);
     try {
       await startAnswer(turns[sent] ?? "Tell me the story again, from the start.");
       sent += 1;

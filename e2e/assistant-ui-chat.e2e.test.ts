@@ -226,7 +226,9 @@ describe("examples/assistant-ui-chat in Chromium", () => {
   });
 
   it("should show a sign of work before the first word, then follow the reply, keep the reader's place and jump back", async () => {
-    fake.server.setChunkDelayMs(120);
+    // Slow enough that the answer is still being written through every look below on a loaded machine (a run
+    // saw it end before the reader scrolled up); the rest streams at once after the check.
+    fake.server.setChunkDelayMs(400);
     try {
       await waitUntilReady();
       const answers = await rows("assistant").count();

@@ -36,6 +36,17 @@ export interface WireChatList {
   readonly nextOffset: number | null;
 }
 
+/** The body of `PATCH /chats/{chatId}`: the chat's new title. */
+export interface WireRenameRequest {
+  readonly title: string;
+}
+
+/** What `PATCH /chats/{chatId}` answers: the title as kept (one line, at most 80 characters). */
+export interface WireRenameResponse {
+  readonly id: string;
+  readonly title: string;
+}
+
 /** `GET /chats/{chatId}`. */
 export interface WireChatPage {
   /** The chat; `messages` holds this page only (the newest, or those before `before`), in `seq` order. */

@@ -10,6 +10,8 @@ export type {
   WireModels,
   WireProblem,
   WireProblemName,
+  WireRenameRequest,
+  WireRenameResponse,
   WireTurnRequest,
 } from "../protocol/wire.js";
 export { protocolVersion } from "../protocol/wire.js";

@@ -34,7 +34,10 @@ export interface EngineHandlerOptions extends OriginRules {
    * `false` turns them off (a load test from one person).
    */
   readonly bounds?: PersonBounds | false;
-  /** A person's chat list (`GET /chats`, `DELETE /chats/{id}`). Without it those answer 404. */
+  /**
+   * A person's chat list (`GET /chats`, `PATCH` and `DELETE /chats/{id}`), usually their store's `directory`.
+   * Without it `GET /chats` answers 404, `PATCH` and `DELETE` 405.
+   */
   readonly chats?: (userId: string) => ChatDirectory;
   /**
    * The models `GET /models` lists, and the only ones a request may name (others: 400 `unknown-model`); read again

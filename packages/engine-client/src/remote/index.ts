@@ -1,4 +1,5 @@
 export { RemoteEngineError } from "../errors.js";
+export type { ChatDirectory, ChatListing, ChatListPage } from "../transcript/chat-directory.js";
 export type {
   WireAbortResponse,
   WireCapabilities,

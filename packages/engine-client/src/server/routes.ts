@@ -93,7 +93,7 @@ async function getChats(context: Context): Promise<Response> {
     fail("bad-request", 400, { detail: "offset and limit are whole numbers, limit from 1." });
   const page = await directory.list({ offset, limit });
   const next = offset + page.chats.length;
-  const body: WireChatList = { chats: page.chats, nextOffset: next < page.total ? next : null };
+  const body: WireChatList = { chats: page.chats, nextOffset: next < page.total ? next : null, total: page.total };
   return json(context, body);
 }
 

@@ -6,7 +6,8 @@ import { MockDemo } from "../dev/MockDemo.js";
 const meta = {
   title: "Demo/Whole chat on the mock engine",
   component: MockDemo,
-  args: { transcript: null, delayMs: 0 },
+  // A database of its own for each load of the story: what a run sent is not there for the next.
+  args: { transcript: null, delayMs: 0, databaseName: `nacre-story-${Date.now().toString(36)}` },
   parameters: { layout: "fullscreen" },
   decorators: [(Story) => <div style={{ height: 760 }}>{Story()}</div>],
 } satisfies Meta<typeof MockDemo>;

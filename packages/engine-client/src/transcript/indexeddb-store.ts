@@ -33,6 +33,8 @@ export interface IndexedDbChatStoreOptions {
 /** A {@link ChatStore} in the browser's IndexedDB. */
 export interface IndexedDbChatStore extends ChatStore {
   readonly databaseName: string;
+  /** The chats in the database, with their titles: a `chats` record per chat, written with each append. */
+  readonly directory: ChatDirectory;
   /** Closes the connection (a later call opens it again); lets the database be deleted or upgraded. */
   close(): void;
 }

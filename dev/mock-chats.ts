@@ -22,11 +22,28 @@ export interface MockChats {
   watch(engine: Engine): () => void;
 }
 
-export async function openMockChats(options: {
+interface MockChatsOptions {
   readonly databaseName: string;
   /** The seeded demo chat, stored on the first load only (a deleted one stays deleted). */
   readonly demo: { readonly chatId: string; readonly seed: MockChatSeed };
-}): Promise<MockChats> {
+}
+
+// One opening per database and page: React's StrictMode runs the page's effect twice, and two openings at once
+// would both store the demo chat.
+const opened = new Map<string, Promise<MockChats>>();
+
+/** The page's chats in the database named, opened once per page. */
+export function openMockChats(options: MockChatsOptions): Promise<MockChats> {
+  let opening = opened.get(options.databaseName);
+  if (!opening) {
+    opening = open(options);
+    opened.set(options.databaseName, opening);
+    opening.catch(() => opened.delete(options.databaseName));
+  }
+  return opening;
+}
+
+async function open(options: MockChatsOptions): Promise<MockChats> {
   const store: IndexedDbChatStore = createIndexedDbChatStore({ databaseName: options.databaseName });
   if (localStorage.getItem(seededKey) !== options.databaseName) {
     if ((await store.readChat(options.demo.chatId, { kept: false })).nextSeq === 0) {

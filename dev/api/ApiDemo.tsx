@@ -252,7 +252,7 @@ export function ApiDemo({ setup }: { setup: ApiPageSetup }) {
         engine={engine}
         models={loading.models}
         directory={store.directory}
-        {...(kept.openChatId !== undefined ? { initialChatId: kept.openChatId } : {})}
+        initialChatId={kept.openChatId ?? "first"}
         onOpenChatChange={keepOpenChat}
         onSwitchModel={switchModel}
         aside={<SetupPanel setup={setup} />}

@@ -123,7 +123,7 @@ export function ServeDemo() {
         engine={engine}
         models={loading.models}
         directory={loading.base.directory}
-        {...(kept.openChatId !== undefined ? { initialChatId: kept.openChatId } : {})}
+        initialChatId={kept.openChatId ?? "first"}
         onOpenChatChange={keepOpenChat}
         onSwitchModel={switchModel}
         aside={

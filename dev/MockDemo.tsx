@@ -14,7 +14,6 @@ const stepText: Record<DemoStep, string> = {
   "cut-off": "a reply cut off at the output limit, with Continue",
 };
 
-
 function NextStep({ world }: { world: DemoWorld }) {
   const [step, setStep] = useState(world.nextStep());
   useEffect(() => world.onStep(() => setStep(world.nextStep())), [world]);
@@ -51,7 +50,11 @@ export function MockDemo({
     openMockChats({ databaseName, demo: { chatId: demoChatId, seed: demoSeed(transcript).seed } })
       .then((chats) => {
         if (cancelled) return;
-        const world = createDemoWorld({ transcript, chats: chats.seeds, ...(delayMs !== undefined ? { delayMs } : {}) });
+        const world = createDemoWorld({
+          transcript,
+          chats: chats.seeds,
+          ...(delayMs !== undefined ? { delayMs } : {}),
+        });
         // Copies start before the page listens, so that a turn's chat is stored before the list reads it.
         chats.watch(world.engine);
         setOpened({ world, chats, engine: world.engine });

@@ -2,12 +2,7 @@
 // stores is copied into an IndexedDB store, whose directory is the page's chat list. On the next load the mock
 // engines start from those logs (a fold's summary lives in the mock engine only: the seeded demo chat's comes
 // back from its script, another chat's fold is not kept).
-import {
-  type ChatMessage,
-  createIndexedDbChatStore,
-  type Engine,
-  type IndexedDbChatStore,
-} from "@conch/engine-client";
+import { type ChatMessage, createIndexedDbChatStore, type Engine, type IndexedDbChatStore } from "@conch/engine-client";
 import type { MockChatSeed } from "@conch/engine-client/mock";
 import type { ChatDirectory } from "@conch/engine-client/remote";
 

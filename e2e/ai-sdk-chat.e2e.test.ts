@@ -158,7 +158,12 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
 
   it("should offer no edit or delete, and refuse a stale second tab without touching the log", async () => {
     // No message can be edited, deleted or regenerated (the chat list's Delete removes a whole chat).
-    expect(await page.locator(".chat").getByRole("button", { name: /edit|delete|regenerate/i }).count()).toBe(0);
+    expect(
+      await page
+        .locator(".chat")
+        .getByRole("button", { name: /edit|delete|regenerate/i })
+        .count(),
+    ).toBe(0);
     const second = await browser.newPage();
     second.on("pageerror", (error) => pageErrors.push(String(error)));
     await second.goto(url);
@@ -374,7 +379,9 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
     const chats = page.getByRole("navigation", { name: "Chats" });
     const current = chats.locator('[aria-current="page"]');
     const firstTitle = (turns[0] ?? "").trim().split("\n")[0]?.replace(/\s+/g, " ").trim() ?? "";
-    await expect.poll(() => current.textContent(), patient).toBe(firstTitle.length > 80 ? expect.any(String) : firstTitle);
+    await expect
+      .poll(() => current.textContent(), patient)
+      .toBe(firstTitle.length > 80 ? expect.any(String) : firstTitle);
     await chats.getByRole("button", { name: "New chat", exact: true }).click();
     await expect.poll(() => current.textContent(), patient).toBe("New chat");
     await expect.poll(() => userMessages().count(), patient).toBe(0);

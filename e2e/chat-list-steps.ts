@@ -39,7 +39,10 @@ export async function chatListScenario(page: Page, patient: { readonly timeout: 
   await expect.poll(titles, patient).toEqual(["A chat to throw away", "Garden plans", ...before]);
   await list.getByRole("button", { name: "A chat to throw away", exact: true }).focus();
   await page.keyboard.press("Delete");
-  await list.getByRole("group", { name: "Delete “A chat to throw away”?" }).getByRole("button", { name: "Delete" }).click();
+  await list
+    .getByRole("group", { name: "Delete “A chat to throw away”?" })
+    .getByRole("button", { name: "Delete" })
+    .click();
   await expect.poll(titles, patient).toEqual(["Garden plans", ...before]);
   // The next chat opened in its place.
   await expect.poll(current, patient).toBe("Garden plans");

@@ -276,7 +276,9 @@ describe("pnpm dev (the API engine and the fake provider) in Chromium", () => {
     const chats = page.getByRole("navigation", { name: "Chats" });
     const firstTitle = (turns[0]?.person ?? "").trim().split("\n")[0]?.replace(/\s+/g, " ").trim() ?? "";
     const titles = () => chats.locator("[data-nacre-chat-list-title]").allTextContents();
-    await expect.poll(titles, patient).toEqual([newChatWords, firstTitle.length > 80 ? expect.any(String) : firstTitle]);
+    await expect
+      .poll(titles, patient)
+      .toEqual([newChatWords, firstTitle.length > 80 ? expect.any(String) : firstTitle]);
     await expect.poll(() => userMessages().count(), patient).toBe(1);
     await chats.locator("[data-nacre-chat-list-select]").nth(1).click();
     await expect

@@ -169,9 +169,7 @@ describe("pnpm dev:mock in Chromium", () => {
     await expect.poll(() => composer().inputValue(), { timeout: 20_000 }).toBe(words);
     const chats = page.getByRole("navigation", { name: "Chats" });
     // Listed at once as a new chat; it takes its title from its first message once sent.
-    await expect
-      .poll(() => chats.locator('[aria-current="page"]').textContent(), { timeout: 20_000 })
-      .toBe("New chat");
+    await expect.poll(() => chats.locator('[aria-current="page"]').textContent(), { timeout: 20_000 }).toBe("New chat");
     await expect.poll(() => page.locator("[data-nacre-message]").count(), { timeout: 20_000 }).toBe(0);
     await shot("10-new-chat-with-the-message");
     // The message was not lost: the first chat still has it, and the new chat can send it.

@@ -1,5 +1,4 @@
 export { RemoteEngineError } from "../errors.js";
-export type { ChatDirectory, ChatListing, ChatListPage } from "../transcript/chat-directory.js";
 export type {
   WireAbortResponse,
   WireCapabilities,
@@ -16,4 +15,5 @@ export type {
   WireTurnRequest,
 } from "../protocol/wire.js";
 export { protocolVersion } from "../protocol/wire.js";
+export type { ChatDirectory, ChatListing, ChatListPage } from "../transcript/chat-directory.js";
 export { createRemoteEngine, type RemoteEngine, type RemoteEngineOptions } from "./remote-engine.js";

@@ -283,7 +283,10 @@ describe("the engine handler over real HTTP, endpoint by endpoint", () => {
     const mine = before[1]?.id as string;
     const renamed = await patch(mine, { title: "  The plan\t for Lisbon\nsecond line" });
     expect(renamed.status).toBe(200);
-    expect(JSON.parse(await text(renamed))).toEqual({ id: mine, title: "The plan for Lisbon" } satisfies WireRenameResponse);
+    expect(JSON.parse(await text(renamed))).toEqual({
+      id: mine,
+      title: "The plan for Lisbon",
+    } satisfies WireRenameResponse);
     const after = await listOf("alice");
     expect(after.map((listed) => listed.id)).toEqual(before.map((listed) => listed.id));
     expect(after.find((listed) => listed.id === mine)?.title).toBe("The plan for Lisbon");

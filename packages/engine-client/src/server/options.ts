@@ -1,8 +1,8 @@
 import type { Engine } from "../engine.js";
 import type { ErrorHandler } from "../errors.js";
 import type { ModelInfo } from "../messages.js";
-import type { PersonBounds } from "./bounds.js";
 import type { ChatDirectory } from "../transcript/chat-directory.js";
+import type { PersonBounds } from "./bounds.js";
 import type { PersonLimits } from "./limits.js";
 import type { RunningTurns } from "./running-turns.js";
 import type { OriginRules } from "./security.js";

@@ -12,10 +12,10 @@ import type {
   WireRenameResponse,
 } from "../protocol/wire.js";
 import { protocolVersion } from "../protocol/wire.js";
+import { chatTitle } from "../transcript/chat-directory.js";
 import { readJsonBody } from "./body.js";
 import { type Context, checkModel, engineOf, json, keyOf, type Route, takePlace } from "./context.js";
 import { fail } from "./problems.js";
-import { chatTitle } from "../transcript/chat-directory.js";
 import { compactRequestSchema, emptyRequestSchema, intParam, modelParam, renameRequestSchema } from "./schemas.js";
 import { eventStreamResponse } from "./sse.js";
 import { postTurn } from "./turn-route.js";
@@ -27,7 +27,9 @@ function contextOf(engine: Engine): ContextCapability {
 
 const pageLimit = { fallback: 200, max: 1_000 };
 
-type Methods = Partial<Record<"GET" | "POST" | "PATCH" | "DELETE", (context: Context, chatId: string) => Promise<Response>>>;
+type Methods = Partial<
+  Record<"GET" | "POST" | "PATCH" | "DELETE", (context: Context, chatId: string) => Promise<Response>>
+>;
 
 const chatRoutes: Readonly<Record<string, Methods>> = {
   "": { GET: getChat, PATCH: renameChat, DELETE: deleteChat },

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { assertSafeChatId } from "../errors.js";
 import type { ChatMessage } from "../messages.js";
 import { type ChatDirectory, checkedTitle, firstWordsTitle, newestFirst } from "./chat-directory.js";
-import type { FileChatStore } from "./file-store.node.js";
 import { errorCode, makeFolder, writeFileAtomically } from "./durable-files.node.js";
+import type { FileChatStore } from "./file-store.node.js";
 
 /** What the file store's directory works with: its folders, and its lock, queue and error mapping. */
 export interface FileDirectoryParts {
@@ -77,7 +77,9 @@ export function fileChatDirectory(parts: FileDirectoryParts): ChatDirectory {
 
   async function idsIn(folder: string, ending: string): Promise<string[]> {
     try {
-      return (await readdir(folder)).filter((name) => name.endsWith(ending)).map((name) => name.slice(0, -ending.length));
+      return (await readdir(folder))
+        .filter((name) => name.endsWith(ending))
+        .map((name) => name.slice(0, -ending.length));
     } catch (error) {
       if (errorCode(error) === "ENOENT") return [];
       throw error;

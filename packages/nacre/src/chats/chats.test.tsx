@@ -2,7 +2,7 @@ import { type ChatMessage, type ChatStore, createMemoryChatStore, type EngineEve
 import type { ChatDirectory } from "@conch/engine-client/remote";
 import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { createRef } from "react";
+import { createRef, type Ref } from "react";
 import { describe, expect, it, vi } from "vitest";
 import { ChatList, type UseChatsOptions, type UseChatsResult, useChats } from "./index.js";
 
@@ -54,9 +54,12 @@ describe("useChats and ChatList", () => {
       const current = screen.getByRole("button", { current: "page" });
       expect(current).toHaveTextContent("Plan the trip");
       expect(current.closest("[data-nacre-chat-list-item]")).toHaveAttribute("data-current", "");
-      expect(screen.getAllByRole("button").filter((button) => button.tabIndex === 0).map((b) => b.textContent)).toEqual(
-        ["New chat", "Plan the trip"],
-      );
+      expect(
+        screen
+          .getAllByRole("button")
+          .filter((button) => button.tabIndex === 0)
+          .map((b) => b.textContent),
+      ).toEqual(["New chat", "Plan the trip"]);
     });
 
     it("should move between chats with the arrow keys, Home and End, and open one with Enter", async () => {
@@ -190,7 +193,7 @@ describe("useChats and ChatList", () => {
         />,
       );
       await waitFor(() => expect(screen.getByRole("navigation")).toHaveAttribute("data-status", "failed"));
-      expect((result?.error as Error).message).toBe("offline");
+      expect(result?.error).toEqual(new Error("offline"));
 
       const store = await storeWith(["kept", "keep me"]);
       const refusing: ChatDirectory = {
@@ -211,27 +214,28 @@ describe("useChats and ChatList", () => {
       await waitFor(() => expect(result?.chats.map((chat) => chat.title)).toEqual(["keep me"]));
       await act(() => result?.remove("kept") as Promise<void>);
       expect(result?.chats.map((chat) => chat.title)).toContain("keep me");
-      expect((result?.error as Error).message).toBe("busy");
+      expect(result?.error).toEqual(new Error("busy"));
     });
   });
 
   it("should pass props and ref through to the root, and render asChild", async () => {
     const store = await storeWith();
     const ref = createRef<HTMLElement>();
-    function Host() {
-      const chats = useChats({ directory: store.directory, defaultCurrent: "x" });
-      return (
-        <ChatList.Root chats={chats} ref={ref} className="side" aria-label="Your chats" asChild>
-          <aside>
-            <ChatList.NewChat>Start</ChatList.NewChat>
-          </aside>
-        </ChatList.Root>
-      );
-    }
-    render(<Host />);
+    render(<AsideHost directory={store.directory} rootRef={ref} />);
     expect(ref.current?.tagName).toBe("ASIDE");
     expect(ref.current).toHaveClass("side");
     expect(screen.getByRole("complementary", { name: "Your chats" })).toBeInTheDocument();
     expect(screen.getByRole("button", { name: "Start" })).toHaveAttribute("data-nacre-new-chat", "");
   });
 });
+
+function AsideHost({ directory, rootRef }: { directory: ChatDirectory; rootRef: Ref<HTMLElement> }) {
+  const chats = useChats({ directory, defaultCurrent: "x" });
+  return (
+    <ChatList.Root chats={chats} ref={rootRef} className="side" aria-label="Your chats" asChild>
+      <aside>
+        <ChatList.NewChat>Start</ChatList.NewChat>
+      </aside>
+    </ChatList.Root>
+  );
+}

@@ -1,6 +1,6 @@
 // `@conch/nacre/chats`: a person's chats to switch between (useChats over a ChatDirectory, the ChatList parts),
 // apart from the core so that a host with a list of its own carries none of it.
-export type { ChatListEntry, ChatListSnapshot, ChatListStatus } from "./chat-list-state.js";
+
 export {
   ChatListItem,
   type ChatListItemProps,
@@ -15,5 +15,6 @@ export {
   NewChatGreeting,
   type NewChatGreetingProps,
 } from "./chat-list.js";
+export type { ChatListEntry, ChatListSnapshot, ChatListStatus } from "./chat-list-state.js";
 export * as ChatList from "./parts.js";
 export { type UseChatsOptions, type UseChatsResult, useChats } from "./use-chats.js";

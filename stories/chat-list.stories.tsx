@@ -70,7 +70,9 @@ export const ByKeyboard: Story = {
   play: async ({ canvasElement }) => {
     const nav = within(canvasElement).getByRole("navigation", { name: "Chats" });
     await waitFor(() => expect(within(nav).getAllByRole("listitem")).toHaveLength(3));
-    within(nav).getByRole("button", { current: "page" }).focus();
+    const current = within(nav).getByRole("button", { current: "page" });
+    current.focus();
+    await waitFor(() => expect(current).toHaveFocus());
     await userEvent.keyboard("{Home}");
     await expect(within(nav).getByRole("button", { name: /^A long question/ })).toHaveFocus();
     await userEvent.keyboard("{F2}");

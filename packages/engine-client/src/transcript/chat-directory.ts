@@ -20,7 +20,7 @@ export interface ChatListPage {
 /**
  * One person's chats as a list, beside their engine (which keeps each chat but cannot list, rename or remove one).
  * Every store has one (`store.directory`); `createRemoteChatDirectory` speaks `GET /chats` over HTTP. A chat is
- * listed once something is written to it: a chat nobody wrote is no chat.
+ * listed once a message is written to it; one nobody wrote is no chat (`rename` and `remove` say false).
  */
 export interface ChatDirectory {
   /** Newest first (by last message), `limit` from `offset`. */

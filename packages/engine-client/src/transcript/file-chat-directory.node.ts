@@ -41,8 +41,8 @@ async function firstWords(logPath: string): Promise<string | null> {
 }
 
 /**
- * The chats of a file store as a {@link ChatDirectory}: one per log under `chats/` (or a transcript alone under
- * `api-sessions/`), newest first by the log's last write; a person's title in `titles/<id>.json`.
+ * The chats of a file store as a {@link ChatDirectory}: one per log under `chats/`, newest first by the log's last
+ * write; a person's title in `titles/<id>.json`.
  */
 export function fileChatDirectory(parts: FileDirectoryParts): ChatDirectory {
   const titleFolder = join(parts.root, "titles");
@@ -89,15 +89,12 @@ export function fileChatDirectory(parts: FileDirectoryParts): ChatDirectory {
   return {
     list: (page) =>
       parts.runAll(async () => {
-        const ids = new Set([
-          ...(await idsIn(join(parts.root, "chats"), ".jsonl")),
-          ...(await idsIn(join(parts.root, "api-sessions"), ".json")),
-        ]);
+        // Listed: a chat holding a message (as on every store), newest log write first.
         const chats: { id: string; updated: number }[] = [];
-        for (const id of ids) {
+        for (const id of await idsIn(join(parts.root, "chats"), ".jsonl")) {
           let found: { updated: number } | null;
           try {
-            found = await chatAt(id);
+            found = await exists(parts.logPath(id));
           } catch {
             // Not a chat id this store would write (a file put there by hand).
             continue;

@@ -96,9 +96,8 @@ export function createMemoryChatStore(): ChatStore {
 
     directory: {
       async list(page) {
-        // A chat is what was written to it: a log, or a transcript alone (a log lost, kept by the engine).
-        const ids = new Set([...logs.keys(), ...transcripts.keys()]);
-        const sorted = [...ids].map((id) => ({ id, updated: updated.get(id) ?? 0 })).sort(newestFirst);
+        // Listed: a chat holding a message (as on every store).
+        const sorted = [...logs.keys()].map((id) => ({ id, updated: updated.get(id) ?? 0 })).sort(newestFirst);
         return pageOf(sorted, page, (id) => titles.get(id) ?? firstWordsTitle(logs.get(id)?.[0]) ?? id);
       },
       async rename(chatId, title) {

@@ -1,6 +1,6 @@
 import type { Meta, StoryObj } from "@storybook/react-vite";
-import { expect, screen, userEvent, waitFor, within } from "storybook/test";
 import { type ComponentProps, useState } from "react";
+import { expect, screen, userEvent, waitFor, within } from "storybook/test";
 import { MockDemo } from "../dev/MockDemo.js";
 
 /** The demo page on a database of its own for each story: what one story sent is not there for the next. */

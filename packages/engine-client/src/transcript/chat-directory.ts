@@ -19,7 +19,7 @@ export interface ChatListPage {
 
 /**
  * One person's chats as a list, beside their engine (which keeps each chat but cannot list, rename or remove one).
- * Every store has one (`store.directory`); `createRemoteChatDirectory` speaks `GET /chats` over HTTP. A chat is
+ * Every store has one (`store.directory`); a `RemoteEngine`'s speaks `GET /chats` over HTTP. A chat is
  * listed once a message is written to it; one nobody wrote is no chat (`rename` and `remove` say false).
  */
 export interface ChatDirectory {

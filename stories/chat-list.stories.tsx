@@ -17,9 +17,10 @@ async function directoryWith(words: readonly string[]): Promise<ChatDirectory> {
   const store = createMemoryChatStore();
   for (const [index, text] of words.entries()) {
     const message: ChatMessage = { seq: 0, role: "user", parts: [{ type: "text", text }] };
-    const before = Date.now();
     await store.appendLog(`chat-${index}`, [message]);
-    while (Date.now() <= before) await new Promise((resolve) => setTimeout(resolve, 1));
+    // The next chat a later time than this one's, so the order is known.
+    const after = Date.now();
+    while (Date.now() <= after) await new Promise((resolve) => setTimeout(resolve, 1));
   }
   return store.directory as ChatDirectory;
 }

@@ -13,7 +13,7 @@ import {
 } from "react";
 import { useConversation } from "../conversation.js";
 import { NacreOutsideProviderError } from "../errors.js";
-import { composeEventHandlers } from "../internal/primitives.js";
+import { composeEventHandlers, composeRefs } from "../internal/primitives.js";
 import type { ChatListEntry } from "./chat-list-state.js";
 import type { UseChatsResult } from "./use-chats.js";
 
@@ -165,6 +165,7 @@ export const ChatListItem = forwardRef<HTMLLIElement, ChatListItemProps>(functio
   // The one Tab stop: the open chat, else the first.
   const tabStop = chats.chats.some((entry) => entry.id === chats.current) ? isCurrent : chats.chats[0]?.id === chat.id;
   const selectRef = useRef<HTMLButtonElement>(null);
+  const itemRef = useRef<HTMLLIElement>(null);
   const returnFocus = useRef(false);
   useEffect(() => {
     if (mode === "shown" && returnFocus.current) {
@@ -184,7 +185,7 @@ export const ChatListItem = forwardRef<HTMLLIElement, ChatListItemProps>(functio
       {...(isCurrent ? { "data-current": "" } : {})}
       {...(chat.isNew ? { "data-new": "" } : {})}
       {...props}
-      ref={ref}
+      ref={composeRefs(ref, itemRef)}
     >
       {children ??
         (mode === "renaming" ? (
@@ -224,6 +225,13 @@ export const ChatListItem = forwardRef<HTMLLIElement, ChatListItemProps>(functio
                 chat={chat}
                 onKeep={back}
                 onRemove={() => {
+                  // The focus goes to the chat beside it (else New chat), not to the page's start.
+                  const list = itemRef.current?.closest("[data-nacre-chat-list]");
+                  const buttons = [...(list?.querySelectorAll<HTMLElement>(selectSelector) ?? [])];
+                  const at = buttons.indexOf(selectRef.current as HTMLElement);
+                  const beside =
+                    buttons[at + 1] ?? buttons[at - 1] ?? list?.querySelector<HTMLElement>("[data-nacre-new-chat]");
+                  beside?.focus();
                   void chats.remove(chat.id);
                 }}
               />

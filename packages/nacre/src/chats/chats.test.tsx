@@ -12,10 +12,10 @@ const said = (text: string): ChatMessage[] => [{ seq: 0, role: "user", parts: [{
 async function storeWith(...chats: [string, string][]): Promise<ChatStore & { directory: ChatDirectory }> {
   const store = createMemoryChatStore();
   for (const [id, text] of chats) {
-    const before = Date.now();
     await store.appendLog(id, said(text));
-    // Each chat a later time than the one before, so the order is known.
-    while (Date.now() <= before) await new Promise((resolve) => setTimeout(resolve, 1));
+    // The next chat a later time than this one's, so the order is known.
+    const after = Date.now();
+    while (Date.now() <= after) await new Promise((resolve) => setTimeout(resolve, 1));
   }
   return store as ChatStore & { directory: ChatDirectory };
 }
@@ -113,6 +113,8 @@ describe("useChats and ChatList", () => {
       await user.click(screen.getByRole("button", { name: "Delete" }));
       await waitFor(() => expect(titles()).toEqual(["the old chat"]));
       expect(onCurrentChange).toHaveBeenLastCalledWith("old");
+      // The focus stays in the list, on the chat that was beside it.
+      expect(screen.getByRole("button", { name: "the old chat" })).toHaveFocus();
       expect(await store.readLog("new")).toEqual([]);
     });
   });

@@ -1,4 +1,5 @@
 import type { Engine, ModelInfo, TurnProblem } from "@conch/engine-client";
+import type { ChatDirectory } from "@conch/engine-client/remote";
 import {
   Composer,
   ContextMeter,
@@ -9,6 +10,7 @@ import {
   useContextUsage,
   useConversation,
 } from "@conch/nacre";
+import { ChatList, NewChatGreeting, useChats } from "@conch/nacre/chats";
 import { CommandMenu, CommandMenuShortcut } from "@conch/nacre/command";
 import { renderMarkdown, renderMarkdownBlock } from "@conch/nacre/markdown";
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
@@ -18,18 +20,16 @@ export interface AppProps {
   engine: Engine;
   /** The models the person can move the chat to. */
   models: readonly ModelInfo[];
-  /** The chat to open first. */
-  initialChatId: string;
-  /** The first chat's title. */
-  initialTitle?: string;
+  /** The person's chats: the store's directory, or the server's over HTTP. */
+  directory: ChatDirectory;
+  /** The chat to open first (the one open before a reload). Default: a new chat. */
+  initialChatId?: string;
   /** Moves every chat to another model (the host owns model choice); settles when `engine` has changed. */
   onSwitchModel: (model: ModelInfo, chatIds: readonly string[]) => Promise<void>;
   /** Extra lines for the side panel (the mock wiring says what its script does next). */
   aside?: ReactNode;
-  /** The chats to list at first (a host that keeps them across reloads). Default: the first chat alone. */
-  initialChats?: readonly ChatEntry[];
-  /** Called when the list of chats or the open chat changes (to keep them across reloads). Default: none. */
-  onChatsChange?: (chats: readonly ChatEntry[], openChatId: string) => void;
+  /** Called when another chat opens (to open it again after a reload). Default: none. */
+  onOpenChatChange?: (chatId: string) => void;
   /** Forces a theme. Default: the page's `?theme=light|dark`, else the system's. */
   theme?: "light" | "dark";
 }
@@ -42,12 +42,6 @@ function themeFromLocation(): "light" | "dark" | undefined {
 }
 
 type Panel = "chats" | "aside";
-
-/** A chat in the side list. */
-export interface ChatEntry {
-  readonly id: string;
-  readonly title: string;
-}
 
 /**
  * A window for the model menu, the figure the meter shows for the same model ("8,192 tokens"): never rounded to
@@ -111,31 +105,32 @@ function ChatHeader({ models, onSwitch }: { models: readonly ModelInfo[]; onSwit
 export function App({
   engine,
   models,
+  directory,
   initialChatId,
-  initialTitle = "Chat",
   onSwitchModel,
   aside,
-  initialChats,
-  onChatsChange,
+  onOpenChatChange,
   theme = themeFromLocation(),
 }: AppProps) {
   // On narrow screens the side panels fold into the header; one opens at a time.
   const [panel, setPanel] = useState<Panel | null>(null);
   const togglePanel = (which: Panel) => setPanel((current) => (current === which ? null : which));
-  const [chats, setChats] = useState<ChatEntry[]>(() =>
-    initialChats?.some((chat) => chat.id === initialChatId)
-      ? [...initialChats]
-      : [...(initialChats ?? []), { id: initialChatId, title: initialTitle }],
-  );
-  const [chatId, setChatId] = useState(initialChatId);
-  useEffect(() => {
-    onChatsChange?.(chats, chatId);
-  }, [chats, chatId, onChatsChange]);
+  const chats = useChats({
+    directory,
+    engine,
+    ...(initialChatId !== undefined ? { defaultCurrent: initialChatId } : {}),
+    onCurrentChange: (chatId) => {
+      // On a phone the list folds away once a chat is chosen.
+      setPanel(null);
+      onOpenChatChange?.(chatId);
+    },
+  });
+  const chatId = chats.current;
   const [drafts, setDrafts] = useState<Record<string, string>>({});
   const [pending, setPending] = useState<{ chatId: string; text: string; retrySeq?: number } | null>(null);
   const [commandsOpen, setCommandsOpen] = useState(false);
-  const chatIdsRef = useRef<string[]>([initialChatId]);
-  chatIdsRef.current = chats.map((chat) => chat.id);
+  const chatIdsRef = useRef<string[]>([]);
+  chatIdsRef.current = chats.chats.map((chat) => chat.id);
 
   const switchModel = useCallback(
     async (model: ModelInfo, resend?: { text: string; seq?: number }) => {
@@ -146,12 +141,14 @@ export function App({
     [onSwitchModel, chatId],
   );
 
-  const onNewChat = useCallback((message: string) => {
-    const id = `chat-${Date.now().toString(36)}`;
-    setChats((current) => [...current, { id, title: message.slice(0, 40) || "New chat" }]);
-    setDrafts((current) => ({ ...current, [id]: message }));
-    setChatId(id);
-  }, []);
+  const { newChat } = chats;
+  const onNewChat = useCallback(
+    (message: string) => {
+      const id = newChat();
+      setDrafts((current) => ({ ...current, [id]: message }));
+    },
+    [newChat],
+  );
 
   const onProblemSwitch = useCallback(
     (model: ModelInfo, details: { message: string; problem: TurnProblem; seq?: number }) =>
@@ -197,32 +194,22 @@ export function App({
           onSwitchModel={onProblemSwitch}
           onOpenSettings={() => document.getElementById("health")?.scrollIntoView()}
         >
-          <nav
+          <ChatList.Root
+            chats={chats}
             id="demo-chats"
             className="demo-chats"
-            aria-label="Chats"
             {...(panel === "chats" ? { "data-open": "" } : {})}
           >
             <h2>Chats</h2>
-            <ul>
-              {chats.map((chat) => (
-                <li key={chat.id}>
-                  <button
-                    type="button"
-                    aria-current={chat.id === chatId ? "page" : undefined}
-                    onClick={() => {
-                      setChatId(chat.id);
-                      setPanel(null);
-                    }}
-                  >
-                    {chat.title}
-                  </button>
-                </li>
-              ))}
-            </ul>
-          </nav>
+            <ChatList.NewChat />
+            <ChatList.List />
+            <ChatList.More />
+          </ChatList.Root>
           <main className="demo-main">
             <ChatHeader models={models} onSwitch={(model) => void switchModel(model)} />
+            <NewChatGreeting className="demo-greeting">
+              <p>A new chat. Write your first message below; the chat takes its title from it.</p>
+            </NewChatGreeting>
             <MessageList.Root className="demo-messages" />
             <Composer.Root key={chatId} className="demo-composer" defaultValue={drafts[chatId] ?? ""} />
           </main>

@@ -173,7 +173,13 @@ function stepScript(
  * The demo's world: mock engines that share one script and carry the chats across when the model changes,
  * the way a real app would move a chat between models.
  */
-export function createDemoWorld(options: { transcript: DemoTranscript | null; delayMs?: number; model?: ModelInfo }) {
+export function createDemoWorld(options: {
+  transcript: DemoTranscript | null;
+  delayMs?: number;
+  model?: ModelInfo;
+  /** The chats to start with. Default: the seeded demo chat alone. */
+  chats?: Record<string, MockChatSeed>;
+}) {
   const delayMs = options.delayMs ?? 25;
   const { seed, title } = demoSeed(options.transcript);
   let typed = 0;
@@ -208,7 +214,9 @@ export function createDemoWorld(options: { transcript: DemoTranscript | null; de
   return {
     title,
     models: demoModels,
-    engine: createEngine(initialModel, { [demoChatId]: seed }),
+    /** The seeded demo chat, as the script makes it. */
+    seed,
+    engine: createEngine(initialModel, options.chats ?? { [demoChatId]: seed }),
     /** What the next typed turn will do. */
     nextStep(): DemoStep {
       return demoCycle[typed % demoCycle.length] as DemoStep;

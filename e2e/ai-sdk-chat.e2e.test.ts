@@ -163,7 +163,13 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
   });
 
   it("should offer no edit or delete, and refuse a stale second tab without touching the log", async () => {
-    expect(await page.getByRole("button", { name: /edit|delete|regenerate/i }).count()).toBe(0);
+    // No message can be edited, deleted or regenerated (the chat list's Delete removes a whole chat).
+    expect(
+      await page
+        .locator(".chat")
+        .getByRole("button", { name: /edit|delete|regenerate/i })
+        .count(),
+    ).toBe(0);
     const second = await browser.newPage();
     second.on("pageerror", (error) => pageErrors.push(String(error)));
     await second.goto(url);
@@ -334,6 +340,26 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
 
   it("should open at the end, with the same context meter, after a reload", async () => {
     await checkMeterAfterReload(chatPage());
+  });
+
+  it("should list the server's chats beside the chat, the open one current, and open a new one", async () => {
+    const chats = page.getByRole("navigation", { name: "Chats" });
+    const current = chats.locator('[aria-current="page"]');
+    const firstTitle = (turns[0] ?? "").trim().split("\n")[0]?.replace(/\s+/g, " ").trim() ?? "";
+    await expect
+      .poll(() => current.textContent(), patient)
+      .toBe(firstTitle.length > 80 ? expect.any(String) : firstTitle);
+    await chats.getByRole("button", { name: "New chat", exact: true }).click();
+    await expect.poll(() => current.textContent(), patient).toBe("New chat");
+    await expect.poll(() => userMessages().count(), patient).toBe(0);
+    await send("A second chat, listed by its first words");
+    await expect
+      .poll(() => chats.locator("[data-nacre-chat-list-title]").first().textContent(), patient)
+      .toBe("A second chat, listed by its first words");
+    expect(new URL(page.url()).searchParams.get("chat")).toMatch(/^chat-/);
+    // Back to the first chat: its messages again.
+    await chats.locator("[data-nacre-chat-list-select]").nth(1).click();
+    await expect.poll(() => userMessages().count(), patient).toBeGreaterThan(1);
   });
 
   it("should keep message text readable light and dark (contrast ≥ 4.5:1), with nacre.css's controls", async () => {

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LastRequest } from "../dev/api/setup.js";
+import { chatListScenario } from "./chat-list-steps.js";
 import {
   chatSteps,
   launchChromium,
@@ -258,22 +259,28 @@ describe("pnpm dev (the API engine and the fake provider) in Chromium", () => {
     await next.click();
     await expect.poll(() => composer().inputValue(), patient).toBe(words);
     const chats = page.getByRole("navigation", { name: "Chats" });
-    await expect.poll(() => chats.locator('[aria-current="page"]').textContent(), patient).toBe(words.slice(0, 40));
+    // Listed at once as a new chat; it takes its title from its first message once sent.
+    await expect.poll(() => chats.locator('[aria-current="page"]').textContent(), patient).toBe("New chat");
     await expect.poll(() => page.locator("[data-nacre-message]").count(), patient).toBe(0);
     await shot("08-new-chat-with-the-message");
     await composer().press("Enter");
     await expect.poll(() => userMessages().count(), patient).toBe(1);
     await waitUntilReady();
     await expect.poll(() => assistantMessages().last().textContent(), patient).toContain(`You asked: “${words}”`);
+    await expect.poll(() => chats.locator('[aria-current="page"]').textContent(), patient).toBe(words);
   });
 
   it("should keep both chats across a reload", async () => {
     await page.reload();
     await waitUntilReady();
     const chats = page.getByRole("navigation", { name: "Chats" });
-    expect(await chats.getByRole("button").allTextContents()).toEqual(["First chat", newChatWords.slice(0, 40)]);
+    const firstTitle = (turns[0]?.person ?? "").trim().split("\n")[0]?.replace(/\s+/g, " ").trim() ?? "";
+    const titles = () => chats.locator("[data-nacre-chat-list-title]").allTextContents();
+    await expect
+      .poll(titles, patient)
+      .toEqual([newChatWords, firstTitle.length > 80 ? expect.any(String) : firstTitle]);
     await expect.poll(() => userMessages().count(), patient).toBe(1);
-    await chats.getByRole("button", { name: "First chat" }).click();
+    await chats.locator("[data-nacre-chat-list-select]").nth(1).click();
     await expect
       .poll(() => dividerLine().textContent(), patient)
       .toMatch(/^Earlier messages are summarised for Chat 200K/);
@@ -305,6 +312,10 @@ describe("pnpm dev (the API engine and the fake provider) in Chromium", () => {
     await reply.locator("[data-nacre-message-copy]").click();
     await expect.poll(() => reply.locator("[data-nacre-message-copy]").getAttribute("data-copied"), patient).toBe("");
     expect(await page.evaluate(() => navigator.clipboard.readText())).toContain("You asked: “Continue”");
+  });
+
+  it("should create, rename, switch and delete chats in the list, and keep it across a reload", async () => {
+    await chatListScenario(page, patient);
   });
 
   it("should meet no page error on the way", () => {

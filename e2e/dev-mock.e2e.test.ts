@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chatListScenario } from "./chat-list-steps.js";
 import { chatSteps, launchChromium, screenshotDir, startVite } from "./helpers.js";
 
 /** Drives `pnpm dev:mock` like a person: reads, scrolls, opens the line, folds, follows a problem card. */
@@ -167,9 +168,8 @@ describe("pnpm dev:mock in Chromium", () => {
     await next.click();
     await expect.poll(() => composer().inputValue(), { timeout: 20_000 }).toBe(words);
     const chats = page.getByRole("navigation", { name: "Chats" });
-    await expect
-      .poll(() => chats.locator('[aria-current="page"]').textContent(), { timeout: 20_000 })
-      .toBe(words.slice(0, 40));
+    // Listed at once as a new chat; it takes its title from its first message once sent.
+    await expect.poll(() => chats.locator('[aria-current="page"]').textContent(), { timeout: 20_000 }).toBe("New chat");
     await expect.poll(() => page.locator("[data-nacre-message]").count(), { timeout: 20_000 }).toBe(0);
     await shot("10-new-chat-with-the-message");
     // The message was not lost: the first chat still has it, and the new chat can send it.
@@ -181,6 +181,10 @@ describe("pnpm dev:mock in Chromium", () => {
     await expect
       .poll(() => page.locator('[data-nacre-message][data-role="user"]').textContent(), { timeout: 20_000 })
       .toContain(words);
+  });
+
+  it("should create, rename, switch and delete chats in the list, and keep it across a reload", async () => {
+    await chatListScenario(page, { timeout: 20_000 });
   });
 
   it("should meet no page error on the way", () => {

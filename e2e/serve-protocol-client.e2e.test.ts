@@ -163,4 +163,43 @@ describe("an independent client of the wire protocol, against pnpm serve", () =>
     const next = await readToEnd(await post("/chats/after/turns", "bob-token-22", { seq: 0, text: "Still there?" }));
     expect(next.at(-1)?.event.status).toBe("done");
   });
+
+  it("should list each person's chats alone, rename one with PATCH and delete one, none of another's", async () => {
+    const patch = (path: string, token: string, body: unknown) =>
+      fetch(`${base()}${path}`, {
+        method: "PATCH",
+        headers: { ...auth(token), "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const listOf = async (token: string) =>
+      ((await get("/chats?limit=200", token)).chats as { id: string; title: string; updated: number }[]).map(
+        ({ id, title }) => [id, title],
+      );
+    const done = await readToEnd(
+      await post("/chats/listed/turns", "alice-token-1", { seq: 0, text: "Listed chat\nwith a second line" }),
+    );
+    expect(done.at(-1)?.event.status).toBe("done");
+    const alices = await listOf("alice-token-1");
+    expect(alices[0]).toEqual(["listed", "Listed chat"]);
+    expect(alices.map(([id]) => id)).not.toContain("stop");
+    expect((await listOf("bob-token-22")).map(([id]) => id)).not.toContain("listed");
+
+    const renamed = await patch("/chats/listed", "alice-token-1", { title: "  Trip plans " });
+    expect(renamed.status).toBe(200);
+    expect(await renamed.json()).toEqual({ id: "listed", title: "Trip plans" });
+    expect((await listOf("alice-token-1"))[0]).toEqual(["listed", "Trip plans"]);
+    const notBobs = await patch("/chats/listed", "bob-token-22", { title: "Bob's now" });
+    expect(notBobs.status).toBe(404);
+    expect(notBobs.headers.get("content-type")).toBe("application/problem+json");
+    const empty = await patch("/chats/listed", "alice-token-1", { title: "   " });
+    expect(((await empty.json()) as Json).type).toBe("urn:conch:problem:invalid-body");
+
+    expect((await fetch(`${base()}/chats/listed`, { method: "DELETE", headers: auth("bob-token-22") })).status).toBe(
+      404,
+    );
+    expect((await fetch(`${base()}/chats/listed`, { method: "DELETE", headers: auth("alice-token-1") })).status).toBe(
+      204,
+    );
+    expect((await listOf("alice-token-1")).map(([id]) => id)).not.toContain("listed");
+  });
 });

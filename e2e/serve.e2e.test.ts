@@ -3,6 +3,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DemoFakeProvider, startDemoFakeProvider } from "../dev/api/fake-provider.js";
 import { conversationsDir } from "../dev/transcript-plugin.js";
+import { chatListScenario } from "./chat-list-steps.js";
 import { chatSteps, launchChromium, recordedDemoTurns, repoRoot } from "./helpers.js";
 import { type ServeProcess, serveRefusal, startServe } from "./serve-helpers.js";
 
@@ -137,6 +138,10 @@ describe("pnpm serve (the page on the engine server) in Chromium", () => {
     await expect.poll(() => copy.getAttribute("data-copied"), patient).toBe("");
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     expect(copied).toContain("You asked:");
+  });
+
+  it("should create, rename, switch and delete chats in the list, and keep it across a reload", async () => {
+    await chatListScenario(page, patient);
   });
 
   it("should have had no page error, and the key in nothing the page sent or received", async () => {

@@ -60,8 +60,18 @@ declare const apiKey: string;`,
   // The interface as written must be the package's, both ways.
   "docs/transcript.md › The store interface": `
 import type { ChatMessage, ChatReading, ReadChatOptions, TranscriptFile, ChatStore as PackageChatStore } from "@conch/engine-client";
+import type { ChatDirectory } from "@conch/engine-client/server";
 export const asWritten: ChatStore = {} as PackageChatStore;
 export const asDeclared: PackageChatStore = {} as ChatStore;`,
+  "docs/transcript.md › The chat directory": `
+import type { ChatListPage, ChatDirectory as PackageChatDirectory } from "@conch/engine-client/server";
+export const asWritten: ChatDirectory = {} as PackageChatDirectory;
+export const asDeclared: PackageChatDirectory = {} as ChatDirectory;`,
+  "docs/nacre.md › A chat list (`@conch/nacre/chats`)": `
+declare const engine: import("@conch/engine-client").Engine;
+declare const store: import("@conch/engine-client").IndexedDbChatStore;
+declare const saved: string;
+declare function save(chatId: string): void;`,
 };
 
 /** The whole samples, each run by a test below. */

@@ -1,12 +1,20 @@
 import type { Meta, StoryObj } from "@storybook/react-vite";
+import { type ComponentProps, useState } from "react";
 import { expect, screen, userEvent, waitFor, within } from "storybook/test";
 import { MockDemo } from "../dev/MockDemo.js";
+
+/** The demo page on a database of its own for each story: what one story sent is not there for the next. */
+function FreshMockDemo(props: Omit<ComponentProps<typeof MockDemo>, "databaseName">) {
+  const [databaseName] = useState(() => `nacre-story-${crypto.randomUUID()}`);
+  return <MockDemo {...props} databaseName={databaseName} />;
+}
 
 /** The whole chat on the mock engine: the demo page, with a generated long chat instead of a real transcript. */
 const meta = {
   title: "Demo/Whole chat on the mock engine",
   component: MockDemo,
   args: { transcript: null, delayMs: 0 },
+  render: (args) => <FreshMockDemo {...args} />,
   parameters: { layout: "fullscreen" },
   decorators: [(Story) => <div style={{ height: 760 }}>{Story()}</div>],
 } satisfies Meta<typeof MockDemo>;

@@ -11,6 +11,7 @@ import { build, defaultClientConditions } from "vite";
 export const adapterEntries = [
   { name: "@conch/nacre/assistant-ui", source: "packages/nacre/src/assistant-ui/index.ts" },
   { name: "@conch/nacre/command", source: "packages/nacre/src/command/index.ts" },
+  { name: "@conch/nacre/chats", source: "packages/nacre/src/chats/index.ts" },
 ] as const;
 
 export interface BundleSize {

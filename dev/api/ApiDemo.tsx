@@ -10,17 +10,15 @@ import {
 } from "@conch/engine-client";
 import { useContextUsage, useConversation } from "@conch/nacre";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { App, type ChatEntry } from "../App.js";
+import { App } from "../App.js";
 import { RefusalSwitch } from "./RefusalSwitch.js";
 import { type ApiPageSetup, providerPath } from "./setup.js";
 
 const numbers = new Intl.NumberFormat("en");
-const firstChat: ChatEntry = { id: "first", title: "First chat" };
 
 /** What this page keeps in localStorage beside the chats in IndexedDB (per setup; never a key). */
 interface Kept {
   model?: string;
-  chats?: ChatEntry[];
   openChatId?: string;
 }
 
@@ -228,10 +226,7 @@ export function ApiDemo({ setup }: { setup: ApiPageSetup }) {
     },
     [models, keptKey, makeEngine],
   );
-  const keepChats = useCallback(
-    (chats: readonly ChatEntry[], openChatId: string) => writeKept(keptKey, { chats: [...chats], openChatId }),
-    [keptKey],
-  );
+  const keepOpenChat = useCallback((openChatId: string) => writeKept(keptKey, { openChatId }), [keptKey]);
 
   if (loading.status === "loading") {
     return (
@@ -251,17 +246,14 @@ export function ApiDemo({ setup }: { setup: ApiPageSetup }) {
       </div>
     );
   }
-  const chats = kept.chats && kept.chats.length > 0 ? kept.chats : [firstChat];
-  const openChatId = chats.some((chat) => chat.id === kept.openChatId) ? (kept.openChatId as string) : firstChat.id;
   return (
     <>
       <App
         engine={engine}
         models={loading.models}
-        initialChatId={openChatId}
-        initialTitle={firstChat.title}
-        initialChats={chats}
-        onChatsChange={keepChats}
+        directory={store.directory}
+        initialChatId={kept.openChatId ?? "first"}
+        onOpenChatChange={keepOpenChat}
         onSwitchModel={switchModel}
         aside={<SetupPanel setup={setup} />}
       />

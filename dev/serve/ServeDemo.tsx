@@ -3,16 +3,14 @@
 import type { ModelInfo } from "@conch/engine-client";
 import { createRemoteEngine, type RemoteEngine, RemoteEngineError } from "@conch/engine-client/remote";
 import { useCallback, useEffect, useState } from "react";
-import { App, type ChatEntry } from "../App.js";
+import { App } from "../App.js";
 
 const baseURL = "/api/engine";
 const tokenKey = "nacre-serve:token";
 const keptKey = "nacre-serve:page";
-const firstChat: ChatEntry = { id: "first", title: "First chat" };
 
 interface Kept {
   model?: string;
-  chats?: ChatEntry[];
   openChatId?: string;
 }
 
@@ -91,10 +89,7 @@ export function ServeDemo() {
     },
     [loading],
   );
-  const keepChats = useCallback(
-    (chats: readonly ChatEntry[], openChatId: string) => writeKept({ chats: [...chats], openChatId }),
-    [],
-  );
+  const keepOpenChat = useCallback((openChatId: string) => writeKept({ openChatId }), []);
 
   if (loading.status === "loading") {
     return (
@@ -122,17 +117,14 @@ export function ServeDemo() {
       </div>
     );
   }
-  const chats = kept.chats && kept.chats.length > 0 ? kept.chats : [firstChat];
-  const openChatId = chats.some((chat) => chat.id === kept.openChatId) ? (kept.openChatId as string) : firstChat.id;
   return (
     <>
       <App
         engine={engine}
         models={loading.models}
-        initialChatId={openChatId}
-        initialTitle={firstChat.title}
-        initialChats={chats}
-        onChatsChange={keepChats}
+        directory={loading.base.directory}
+        initialChatId={kept.openChatId ?? "first"}
+        onOpenChatChange={keepOpenChat}
         onSwitchModel={switchModel}
         aside={
           <section aria-labelledby="server-heading" className="demo-setup">

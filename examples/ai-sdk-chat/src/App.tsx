@@ -1,6 +1,7 @@
 // A useChat page with AI Elements-style markup, on Nacre's engine behind one route (server.ts). The Nacre lines:
 // the transport's request (last message and seq only), the divider, the card and the meter from the data parts,
-// how an answer ended from its metadata (cut off: Continue). Its look is nacre.css's variables, light and dark.
+// how an answer ended from its metadata (cut off: Continue), and the server's chats (`ChatList` over the wire
+// protocol's `GET /chats`). Its look is nacre.css's variables, light and dark.
 import { useChat } from "@ai-sdk/react";
 import {
   type NacreUIMessage,
@@ -10,28 +11,66 @@ import {
   nacreSendMessagesRequest,
   userMessageId,
 } from "@conch/engine-client/ai-sdk";
+import { type ChatDirectory, createRemoteEngine } from "@conch/engine-client/remote";
 import { ContextMeter, MessageCopy, SummaryDivider, TurnProblem } from "@conch/nacre";
+import { ChatList, useChats } from "@conch/nacre/chats";
 import { DefaultChatTransport } from "ai";
 import { type FormEvent, Fragment, useEffect, useLayoutEffect, useRef, useState } from "react";
 
-const chatId = new URLSearchParams(window.location.search).get("chat") ?? "ai-sdk-chat";
+const firstChatId = new URLSearchParams(window.location.search).get("chat") ?? "ai-sdk-chat";
 
 /** useChat's first messages: the chat as the engine's log keeps it. */
-async function loadMessages(): Promise<NacreUIMessage[]> {
+async function loadMessages(chatId: string): Promise<NacreUIMessage[]> {
   // Through `nacreChatFetch`: after a stop, it waits for the turn to end, so the chat read has what it kept.
   const response = await nacreChatFetch(`/api/chat?id=${encodeURIComponent(chatId)}`);
   return ((await response.json()) as { messages: NacreUIMessage[] }).messages;
 }
 
 export function App() {
-  const [initial, setInitial] = useState<NacreUIMessage[] | null>(null);
+  // The server's chat list over the wire protocol (`GET /chats`, `PATCH` and `DELETE /chats/{id}`).
+  const [directory, setDirectory] = useState<ChatDirectory | null>(null);
   useEffect(() => {
-    void loadMessages().then(setInitial);
+    void createRemoteEngine({ baseURL: "/api/engine" }).then((engine) => setDirectory(engine.directory));
   }, []);
-  return initial ? <Chat initial={initial} /> : <p className="loading">Loading the chat…</p>;
+  return directory ? <WithChats directory={directory} /> : <p className="loading">Loading the chats…</p>;
 }
 
-function Chat({ initial }: { readonly initial: NacreUIMessage[] }) {
+function WithChats({ directory }: { readonly directory: ChatDirectory }) {
+  const chats = useChats({
+    directory,
+    defaultCurrent: firstChatId,
+    // The open chat is in the address, so a reload opens it again.
+    onCurrentChange: (chatId) => window.history.replaceState(null, "", `?chat=${encodeURIComponent(chatId)}`),
+  });
+  return (
+    <div className="chat-page">
+      <ChatList.Root chats={chats} className="chat-list" />
+      <ChatLoader key={chats.current} chatId={chats.current} onTurnEnd={chats.refresh} />
+    </div>
+  );
+}
+
+function ChatLoader({ chatId, onTurnEnd }: { readonly chatId: string; readonly onTurnEnd: () => Promise<void> }) {
+  const [initial, setInitial] = useState<NacreUIMessage[] | null>(null);
+  useEffect(() => {
+    void loadMessages(chatId).then(setInitial);
+  }, [chatId]);
+  return initial ? (
+    <Chat chatId={chatId} initial={initial} onTurnEnd={onTurnEnd} />
+  ) : (
+    <p className="loading">Loading the chat…</p>
+  );
+}
+
+function Chat({
+  chatId,
+  initial,
+  onTurnEnd,
+}: {
+  readonly chatId: string;
+  readonly initial: NacreUIMessage[];
+  readonly onTurnEnd: () => Promise<void>;
+}) {
   const [input, setInput] = useState("");
   const [note, setNote] = useState<string | null>(null);
   const { messages, sendMessage, regenerate, setMessages, status, stop, error } = useChat<NacreUIMessage>({
@@ -50,7 +89,9 @@ function Chat({ initial }: { readonly initial: NacreUIMessage[] }) {
     },
     // A stopped answer keeps what the engine wrote: read the chat back, so the next seq follows it.
     onFinish: ({ isAbort }) => {
-      if (isAbort) void loadMessages().then(setMessages);
+      if (isAbort) void loadMessages(chatId).then(setMessages);
+      // The list reads the chat's title (its first words) and its new place.
+      void onTurnEnd();
     },
   });
   const divider = nacreDivider(messages);

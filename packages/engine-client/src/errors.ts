@@ -366,15 +366,20 @@ export class ChatStoreWriteError extends EngineClientError {
 }
 
 /**
- * A transcript or log message handed to a store that the store would not be able to read back. Nothing was
+ * A transcript, log message or title handed to a store that the store would not be able to read back. Nothing was
  * written: a store never writes what its own reader would call corrupt.
  */
 export class InvalidChatRecordError extends EngineClientError {
   readonly chatId: string;
-  readonly record: "transcript" | "log message";
+  readonly record: "transcript" | "log message" | "title";
   readonly reason: string;
 
-  constructor(options: { chatId: string; record: "transcript" | "log message"; reason: string; cause?: unknown }) {
+  constructor(options: {
+    chatId: string;
+    record: "transcript" | "log message" | "title";
+    reason: string;
+    cause?: unknown;
+  }) {
     super({
       name: "InvalidChatRecordError",
       message: `Chat ${options.chatId}: this ${options.record} is refused, nothing was written (${options.reason})`,

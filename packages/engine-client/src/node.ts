@@ -1,7 +1,7 @@
 // Node-only parts (file system stores). Kept out of the main entry so that it runs in a browser.
 
 export { ChatStoreLockedError } from "./errors.js";
-export { createFileChatDirectory } from "./server/file-chat-directory.node.js";
+export { createFileChatDirectory } from "./transcript/file-chat-directory.node.js";
 export {
   createFileChatStore,
   type FileChatStore,

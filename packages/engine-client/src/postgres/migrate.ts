@@ -85,6 +85,8 @@ const steps: readonly (readonly string[])[] = [
   ],
   // When each running-turn event was stored: an ended turn's events stay a while for followers still reading them.
   [`alter table conch_turn_events add column stored_at timestamptz not null default now()`],
+  // A chat's title as the person renamed it; null: the first words of its first message.
+  [`alter table conch_chats add column title text`],
 ];
 
 /** The schema version this code writes and reads. */

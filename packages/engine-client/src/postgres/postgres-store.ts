@@ -8,6 +8,7 @@ import {
 } from "../errors.js";
 import { createChatQueue } from "../kit/chat-queue.js";
 import type { ChatMessage } from "../messages.js";
+import type { ChatDirectory } from "../transcript/chat-directory.js";
 import { readChatWith } from "../transcript/chat-reading.js";
 import type { ChatStore } from "../transcript/chat-store.js";
 import {
@@ -18,6 +19,7 @@ import {
   encodeTranscript,
   type TranscriptFile,
 } from "../transcript/transcript-file.js";
+import { postgresChatDirectory } from "./chat-directory.js";
 import { checkSchema } from "./migrate.js";
 import { inTransaction, isEmbedded, type SqlDatabase, type SqlQueryable } from "./sql.js";
 
@@ -46,8 +48,10 @@ export interface PostgresChatStore extends ChatStore {
   writeTurn(chatId: string, messages: readonly ChatMessage[], file: TranscriptFile): Promise<void>;
   /** The person's chats, most recently changed first. */
   listChats(options?: { readonly limit?: number; readonly offset?: number }): Promise<StoredChat[]>;
-  /** Removes a chat whole: its log, transcript, lease and running-turn events. */
+  /** Removes a chat whole: its log, transcript, title, lease and running-turn events. */
   deleteChat(chatId: string): Promise<void>;
+  /** The person's chats: listed with titles (a rename kept in `conch_chats.title`), renamed, removed. */
+  readonly directory: ChatDirectory;
 }
 
 const uniqueViolation = "23505";
@@ -68,6 +72,14 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
       return task();
     });
   const where = (table: string, chatId: string) => `postgres://${table}/${encodeURIComponent(userId)}/${chatId}`;
+  // Built once the store exists: its removal is the store's own `deleteChat`.
+  let store: PostgresChatStore;
+  const directory = postgresChatDirectory({
+    db,
+    userId,
+    run,
+    deleteChat: (chatId) => store.deleteChat(chatId),
+  });
 
   /**
    * The log's messages with seqs from `from` to `to` (excluded), in seq order, read the way that is quicker for
@@ -239,7 +251,8 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
     );
   }
 
-  return {
+  store = {
+    directory,
     db,
     userId,
 
@@ -340,6 +353,7 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
       );
     },
   };
+  return store;
 
   /** Moves an unreadable transcript to conch_corrupt (kept, never read again) and says where. */
   async function moveAside(chatId: string, raw: string, reason: string): Promise<string> {

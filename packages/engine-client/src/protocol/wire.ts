@@ -34,6 +34,19 @@ export interface WireChatList {
   readonly chats: readonly WireChatListing[];
   /** The `offset` of the next page, or null when this is the last. */
   readonly nextOffset: number | null;
+  /** How many chats the person has in all (absent from servers before it was sent). */
+  readonly total?: number;
+}
+
+/** The body of `PATCH /chats/{chatId}`: the chat's new title. */
+export interface WireRenameRequest {
+  readonly title: string;
+}
+
+/** What `PATCH /chats/{chatId}` answers: the title as kept (one line, at most 80 characters). */
+export interface WireRenameResponse {
+  readonly id: string;
+  readonly title: string;
 }
 
 /** `GET /chats/{chatId}`. */

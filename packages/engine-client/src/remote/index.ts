@@ -10,7 +10,10 @@ export type {
   WireModels,
   WireProblem,
   WireProblemName,
+  WireRenameRequest,
+  WireRenameResponse,
   WireTurnRequest,
 } from "../protocol/wire.js";
 export { protocolVersion } from "../protocol/wire.js";
+export type { ChatDirectory, ChatListing, ChatListPage } from "../transcript/chat-directory.js";
 export { createRemoteEngine, type RemoteEngine, type RemoteEngineOptions } from "./remote-engine.js";

@@ -196,6 +196,29 @@ describe("createRemoteEngine against the engine handler over real HTTP", () => {
     expect((await engine.loadChat("big")).model.id).toBe("chat-big");
   });
 
+  it("directory should list, rename and remove the person's own chats on the server, and no one else's", async () => {
+    const bob = await remote(server, "bob");
+    const alice = await remote(server, "alice");
+    await collect(bob, { chatId: "bobs-list", seq: 0, text: "Bob's first words\nand more" });
+    const listed = await bob.directory.list({ offset: 0, limit: 200 });
+    expect(listed.chats[0]).toMatchObject({ id: "bobs-list", title: "Bob's first words" });
+    expect(listed.total).toBe(listed.chats.length);
+    expect((await alice.directory.list({ offset: 0, limit: 200 })).chats.map((chat) => chat.id)).not.toContain(
+      "bobs-list",
+    );
+    expect(await alice.directory.rename("bobs-list", "Alice's")).toBe(false);
+    expect(await alice.directory.remove("bobs-list")).toBe(false);
+    expect(await bob.directory.rename("bobs-list", " Bob's   plans ")).toBe(true);
+    expect((await bob.directory.list({ offset: 0, limit: 1 })).chats).toEqual([
+      expect.objectContaining({ id: "bobs-list", title: "Bob's plans" }),
+    ]);
+    expect(await bob.directory.remove("bobs-list")).toBe(true);
+    expect(await bob.directory.remove("bobs-list")).toBe(false);
+    expect((await bob.directory.list({ offset: 0, limit: 200 })).chats.map((chat) => chat.id)).not.toContain(
+      "bobs-list",
+    );
+  });
+
   it("given a listener that throws, should tell onError and still reach the turn's end", async () => {
     const reported: Array<[unknown, unknown]> = [];
     const engine = await createRemoteEngine({

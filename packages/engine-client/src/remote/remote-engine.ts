@@ -21,6 +21,7 @@ import {
   type WireModels,
   type WireTurnRequest,
 } from "../protocol/wire.js";
+import { type ChatDirectory, checkedTitle } from "../transcript/chat-directory.js";
 import { chatPath, createRemoteHttp, type HeadersOption, problemError, type RemoteHttp } from "./http.js";
 import { type LiveTurn, readTurn } from "./live-turn.js";
 
@@ -50,6 +51,11 @@ export interface RemoteEngine extends Engine {
   listChats(page?: { readonly offset?: number; readonly limit?: number }): Promise<WireChatList>;
   /** Removes a chat whole. */
   deleteChat(chatId: string): Promise<void>;
+  /**
+   * The person's chats on the server as a {@link ChatDirectory} (`GET /chats`, `PATCH` and `DELETE /chats/{id}`),
+   * for a chat list beside this engine.
+   */
+  readonly directory: ChatDirectory;
   /**
    * Whether this engine reads a turn of the chat now: its own, or one a `loadChat` found running on the server
    * (a reload mid-answer), whose events reach `subscribe` listeners until its `turn-end`.
@@ -207,6 +213,7 @@ function remoteEngine(
     withModel(next) {
       return remoteEngine(http, capabilities, next, onError);
     },
+    directory: remoteDirectory(http),
     listChats(page) {
       const query = `?offset=${page?.offset ?? 0}&limit=${page?.limit ?? 50}`;
       return http.getJson<WireChatList>(`/chats${query}`);
@@ -218,4 +225,31 @@ function remoteEngine(
     },
   };
   return engine;
+}
+
+/** The server's chat list over HTTP: a 404 for a chat is "no such chat" (false), any other refusal an error. */
+function remoteDirectory(http: RemoteHttp): ChatDirectory {
+  return {
+    async list({ offset, limit }) {
+      const page = await http.getJson<WireChatList>(`/chats?offset=${offset}&limit=${limit}`);
+      // A server that does not send `total`: as many as are known, and one more while there is a next page.
+      const known = offset + page.chats.length + (page.nextOffset === null ? 0 : 1);
+      return { chats: page.chats, total: page.total ?? known };
+    },
+    async rename(chatId, title) {
+      assertSafeChatId(chatId);
+      const kept = checkedTitle(chatId, title);
+      const response = await http.request(chatPath(chatId), { method: "PATCH", body: { title: kept } });
+      if (response.status === 404) return false;
+      if (!response.ok) throw await problemError(response);
+      return true;
+    },
+    async remove(chatId) {
+      assertSafeChatId(chatId);
+      const response = await http.request(chatPath(chatId), { method: "DELETE" });
+      if (response.status === 404) return false;
+      if (!response.ok) throw await problemError(response);
+      return true;
+    },
+  };
 }

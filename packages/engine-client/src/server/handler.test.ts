@@ -2,7 +2,14 @@ import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EngineEvent } from "../events.js";
 import { readEventStream } from "../protocol/event-stream.js";
-import type { WireCapabilities, WireChatList, WireChatPage, WireModels, WireProblem } from "../protocol/wire.js";
+import type {
+  WireCapabilities,
+  WireChatList,
+  WireChatPage,
+  WireModels,
+  WireProblem,
+  WireRenameResponse,
+} from "../protocol/wire.js";
 import { bearer, type EngineServer, startEngineServer, testApiKey } from "./testing/engine-server.js";
 
 /** Every body and header the server sent in these tests, to look for the provider's key. */
@@ -260,6 +267,45 @@ describe("the engine handler over real HTTP, endpoint by endpoint", () => {
     expect((await chat(server, "shared-id")).snapshot.messages).toEqual([]);
     expect((await chat(server, "shared-id", "bob")).snapshot.messages).toHaveLength(2);
     expect((await problemOf(await call(server, "/chats/shared-id", { method: "DELETE" }))).status).toBe(404);
+  });
+
+  it("PATCH /chats/{id} should rename the person's own chat only, keep it in its place, and refuse a title with no words", async () => {
+    const patch = (chatId: string, body: unknown, user: "alice" | "bob" = "alice") =>
+      call(server, `/chats/${chatId}`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+        user,
+      });
+    const listOf = async (user: "alice" | "bob") =>
+      (JSON.parse(await text(await call(server, "/chats?limit=100", { user }))) as WireChatList).chats;
+    const before = await listOf("alice");
+    const mine = before[1]?.id as string;
+    const renamed = await patch(mine, { title: "  The plan\t for Lisbon\nsecond line" });
+    expect(renamed.status).toBe(200);
+    expect(JSON.parse(await text(renamed))).toEqual({
+      id: mine,
+      title: "The plan for Lisbon",
+    } satisfies WireRenameResponse);
+    const after = await listOf("alice");
+    expect(after.map((listed) => listed.id)).toEqual(before.map((listed) => listed.id));
+    expect(after.find((listed) => listed.id === mine)?.title).toBe("The plan for Lisbon");
+    // Bob's list holds his chat alone; Alice (whose chat of that id is deleted) cannot rename his.
+    expect((await listOf("bob")).map((listed) => [listed.id, listed.title])).toEqual([["shared-id", "Bob's words"]]);
+    expect((await problemOf(await patch("shared-id", { title: "Alice's name" }))).status).toBe(404);
+    expect((await problemOf(await patch(mine, { title: "Mine now" }, "bob"))).status).toBe(404);
+    expect((await patch("shared-id", { title: "Bob's own name" }, "bob")).status).toBe(200);
+    expect((await listOf("bob")).map((listed) => listed.title)).toEqual(["Bob's own name"]);
+    expect((await listOf("alice")).find((listed) => listed.id === mine)?.title).toBe("The plan for Lisbon");
+    expect(JSON.stringify(await listOf("alice"))).not.toContain("Bob");
+
+    expect((await problemOf(await patch("never-written", { title: "A title" }))).status).toBe(404);
+    for (const body of [{ title: " \n " }, { title: 3 }, {}, { title: "x", extra: true }]) {
+      const problem = await problemOf(await patch(mine, body));
+      expect([problem.status, problem.type]).toEqual([400, "urn:conch:problem:invalid-body"]);
+    }
+    expect((await problemOf(await patch("..%2Fup", { title: "x" }))).type).toBe("urn:conch:problem:invalid-chat-id");
+    expect((await listOf("alice")).find((listed) => listed.id === mine)?.title).toBe("The plan for Lisbon");
   });
 
   it("should answer problem+json for bad input: 400, 404, 405, 413, 415", async () => {

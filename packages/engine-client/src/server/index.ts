@@ -1,5 +1,5 @@
 export { ChatLeaseEndedError, EmptyTurnStreamError } from "../errors.js";
-export type { ChatDirectory } from "./chat-directory.js";
+export type { ChatDirectory, ChatListing, ChatListPage } from "../transcript/chat-directory.js";
 export { createEngineHandler, type EngineHandler } from "./handler.js";
 export type { PersonLimits } from "./limits.js";
 export type { Authorized, EngineHandlerOptions } from "./options.js";

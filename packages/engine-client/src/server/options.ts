@@ -1,8 +1,8 @@
 import type { Engine } from "../engine.js";
 import type { ErrorHandler } from "../errors.js";
 import type { ModelInfo } from "../messages.js";
+import type { ChatDirectory } from "../transcript/chat-directory.js";
 import type { PersonBounds } from "./bounds.js";
-import type { ChatDirectory } from "./chat-directory.js";
 import type { PersonLimits } from "./limits.js";
 import type { RunningTurns } from "./running-turns.js";
 import type { OriginRules } from "./security.js";
@@ -34,7 +34,10 @@ export interface EngineHandlerOptions extends OriginRules {
    * `false` turns them off (a load test from one person).
    */
   readonly bounds?: PersonBounds | false;
-  /** A person's chat list (`GET /chats`, `DELETE /chats/{id}`). Without it those answer 404. */
+  /**
+   * A person's chat list (`GET /chats`, `PATCH` and `DELETE /chats/{id}`), usually their store's `directory`.
+   * Without it `GET /chats` answers 404, `PATCH` and `DELETE` 405.
+   */
   readonly chats?: (userId: string) => ChatDirectory;
   /**
    * The models `GET /models` lists, and the only ones a request may name (others: 400 `unknown-model`); read again

@@ -9,12 +9,14 @@ import type {
   WireChatPage,
   WireCompactResponse,
   WireModels,
+  WireRenameResponse,
 } from "../protocol/wire.js";
 import { protocolVersion } from "../protocol/wire.js";
+import { chatTitle } from "../transcript/chat-directory.js";
 import { readJsonBody } from "./body.js";
 import { type Context, checkModel, engineOf, json, keyOf, type Route, takePlace } from "./context.js";
 import { fail } from "./problems.js";
-import { compactRequestSchema, emptyRequestSchema, intParam, modelParam } from "./schemas.js";
+import { compactRequestSchema, emptyRequestSchema, intParam, modelParam, renameRequestSchema } from "./schemas.js";
 import { eventStreamResponse } from "./sse.js";
 import { postTurn } from "./turn-route.js";
 
@@ -25,10 +27,12 @@ function contextOf(engine: Engine): ContextCapability {
 
 const pageLimit = { fallback: 200, max: 1_000 };
 
-type Methods = Partial<Record<"GET" | "POST" | "DELETE", (context: Context, chatId: string) => Promise<Response>>>;
+type Methods = Partial<
+  Record<"GET" | "POST" | "PATCH" | "DELETE", (context: Context, chatId: string) => Promise<Response>>
+>;
 
 const chatRoutes: Readonly<Record<string, Methods>> = {
-  "": { GET: getChat, DELETE: deleteChat },
+  "": { GET: getChat, PATCH: renameChat, DELETE: deleteChat },
   "/turns": { POST: postTurn },
   "/events": { GET: getEvents },
   "/abort": { POST: postAbort },
@@ -91,7 +95,7 @@ async function getChats(context: Context): Promise<Response> {
     fail("bad-request", 400, { detail: "offset and limit are whole numbers, limit from 1." });
   const page = await directory.list({ offset, limit });
   const next = offset + page.chats.length;
-  const body: WireChatList = { chats: page.chats, nextOffset: next < page.total ? next : null };
+  const body: WireChatList = { chats: page.chats, nextOffset: next < page.total ? next : null, total: page.total };
   return json(context, body);
 }
 
@@ -147,6 +151,17 @@ async function deleteChat(context: Context, chatId: string): Promise<Response> {
     await lease.release();
   }
   return new Response(null, { status: 204, headers: { ...context.headers } });
+}
+
+async function renameChat(context: Context, chatId: string): Promise<Response> {
+  const directory = context.options.chats?.(context.userId);
+  if (!directory)
+    return fail("method-not-allowed", 405, { detail: "This server keeps no chat list." }, { allow: "GET" });
+  const input = await readJsonBody(context.request, renameRequestSchema, { maxBytes: context.maxBodyBytes });
+  // A rename needs no lease: a turn running on the chat goes on, and the title is the directory's alone.
+  if (!(await directory.rename(chatId, input.title))) return fail("not-found", 404, { detail: "No such chat." });
+  const body: WireRenameResponse = { id: chatId, title: chatTitle(input.title) as string };
+  return json(context, body);
 }
 
 async function getEvents(context: Context, chatId: string): Promise<Response> {

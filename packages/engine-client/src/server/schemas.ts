@@ -1,6 +1,7 @@
 // The bodies the protocol accepts (docs/protocol.md), checked with zod before anything reaches an engine.
 import { z } from "zod";
-import type { WireCompactRequest, WireTurnRequest } from "../protocol/wire.js";
+import type { WireCompactRequest, WireRenameRequest, WireTurnRequest } from "../protocol/wire.js";
+import { chatTitle } from "../transcript/chat-directory.js";
 
 const modelSchema = z.string().min(1).max(200);
 
@@ -35,6 +36,13 @@ export const turnRequestSchema: z.ZodType<WireTurnRequest> = z.strictObject({
 export const compactRequestSchema: z.ZodType<WireCompactRequest> = z.strictObject({
   keep: z.string().max(4_000).optional(),
   model: modelSchema.optional(),
+});
+
+export const renameRequestSchema: z.ZodType<WireRenameRequest> = z.strictObject({
+  title: z
+    .string()
+    .max(4_000)
+    .refine((title) => chatTitle(title) !== null, "A title needs words."),
 });
 
 export const emptyRequestSchema: z.ZodType<Record<string, never>> = z.strictObject({});

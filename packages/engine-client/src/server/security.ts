@@ -73,7 +73,7 @@ export function preflight(origin: string): Response {
     status: 204,
     headers: {
       ...corsHeaders(origin),
-      "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
+      "access-control-allow-methods": "GET, POST, PATCH, DELETE, OPTIONS",
       "access-control-allow-headers": "authorization, content-type, last-event-id",
       "access-control-max-age": "600",
     },

@@ -1,4 +1,5 @@
 import type { ChatMessage } from "../messages.js";
+import type { ChatDirectory } from "./chat-directory.js";
 import type { TranscriptFile } from "./transcript-file.js";
 
 /** A page of the log: the newest `limit` messages before the seq `before`. */
@@ -100,4 +101,9 @@ export interface ChatStore {
    * without it, it appends the answer and writes the transcript as two calls.
    */
   writeTurn?(chatId: string, messages: readonly ChatMessage[], file: TranscriptFile): Promise<void>;
+  /**
+   * The person's chats in this store as a list, with titles they may rename, and removal: what a chat list and
+   * `GET /chats` read. Every store of this package has one; optional, so a host's own store need not.
+   */
+  readonly directory?: ChatDirectory;
 }

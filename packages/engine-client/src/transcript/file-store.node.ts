@@ -12,6 +12,7 @@ import {
 } from "../errors.js";
 import { createChatQueue } from "../kit/chat-queue.js";
 import type { ChatMessage } from "../messages.js";
+import type { ChatDirectory } from "./chat-directory.js";
 import { readChatWith } from "./chat-reading.js";
 import type { ChatStore } from "./chat-store.js";
 import {
@@ -25,6 +26,7 @@ import {
   syncFolder,
   writeFileAtomically,
 } from "./durable-files.node.js";
+import { fileChatDirectory } from "./file-chat-directory.node.js";
 import { type FolderLock, lockFolder } from "./folder-lock.node.js";
 import { type LogLines, linesFrom, nextSeqOf, readLines, tailLines } from "./log-lines.node.js";
 import {
@@ -60,6 +62,8 @@ const linesKeptChats = 64;
 
 /** A {@link ChatStore} on Node's file system. */
 export interface FileChatStore extends ChatStore {
+  /** The chats in the folder: one per log, titled in `<root>/titles/<id>.json` once renamed. */
+  readonly directory: ChatDirectory;
   /** The absolute root folder. */
   readonly root: string;
   /** Where a chat's transcript lives: `<root>/api-sessions/<id>.json`. */
@@ -310,10 +314,28 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
     }
   }
 
+  const directory = fileChatDirectory({
+    root,
+    logPath,
+    transcriptPath,
+    run: (kind, chatId, step) =>
+      storage(kind, chatId, logPath(chatId), async () => {
+        await hold();
+        return queue.run(chatId, step);
+      }),
+    runAll: (step) =>
+      storage("read", "(the list)", root, async () => {
+        await hold();
+        return step();
+      }),
+    forget: (chatId) => logLines.delete(chatId),
+  });
+
   return {
     root,
     transcriptPath,
     logPath,
+    directory,
 
     async close() {
       const taken = lock;

@@ -38,7 +38,7 @@ function settle<T>(request: IDBRequest<T>): Promise<T> {
 /** Opens the store's database directly, as another program (or an older version) would. */
 async function rawDatabase(store: IndexedDbChatStore): Promise<IDBDatabase> {
   await store.readLog("warm-up");
-  return settle(indexedDB.open(store.databaseName, 1));
+  return settle(indexedDB.open(store.databaseName));
 }
 
 async function rawPut(store: IndexedDbChatStore, objectStore: string, key: IDBValidKey, value: unknown): Promise<void> {
@@ -67,6 +67,43 @@ chatStoreContract(
 );
 
 describe("createIndexedDbChatStore", () => {
+  describe("given a database written at version 1 (before the chat list)", () => {
+    it("should list its chats after the upgrade, titled by their first words, newest last message first", async () => {
+      const databaseName = `conch-test-${crypto.randomUUID()}`;
+      const request = indexedDB.open(databaseName, 1);
+      request.onupgradeneeded = () => {
+        const db = request.result;
+        db.createObjectStore("log");
+        db.createObjectStore("transcripts");
+        db.createObjectStore("corrupt", { autoIncrement: true });
+      };
+      const old = await settle(request);
+      const log = old.transaction("log", "readwrite").objectStore("log");
+      const said = (seq: number, text: string, createdAt: number) => ({
+        seq,
+        role: "user",
+        parts: [{ type: "text", text }],
+        createdAt,
+      });
+      log.put(said(0, "An older chat", 1_000), ["older", 0]);
+      log.put(said(0, "A newer chat\nsecond line", 2_000), ["newer", 0]);
+      await settle(log.put(said(1, "more", 3_000), ["newer", 1]));
+      old.close();
+
+      const store = createStore(databaseName);
+      expect(await store.directory.list({ offset: 0, limit: 10 })).toEqual({
+        chats: [
+          { id: "newer", title: "A newer chat", updated: 3_000 },
+          { id: "older", title: "An older chat", updated: 1_000 },
+        ],
+        total: 2,
+      });
+      expect(await store.readLog("newer")).toHaveLength(2);
+      await store.appendLog("newer", [{ ...sampleLog()[1]!, seq: 2 }]);
+      expect((await store.directory.list({ offset: 0, limit: 1 })).chats[0]?.title).toBe("A newer chat");
+    });
+  });
+
   describe("given a chat never written", () => {
     it("should read an empty log, no transcript and 0 bytes", async () => {
       const store = createStore();
@@ -225,7 +262,7 @@ describe("createIndexedDbChatStore", () => {
       const log = sampleLog();
       await store.appendLog("c", log.slice(0, 2));
       // Another tab opens a newer version: this store's connection is closed under it.
-      const newer = await settle(indexedDB.open(store.databaseName, 2));
+      const newer = await settle(indexedDB.open(store.databaseName, 3));
 
       const attempts: [string, () => Promise<unknown>, "read" | "write"][] = [
         ["appendLog", () => store.appendLog("c", log.slice(2)), "write"],
@@ -250,7 +287,7 @@ describe("createIndexedDbChatStore", () => {
       // Once the other tab is gone and the database is back to what this store opens, it goes on.
       newer.close();
       store.close();
-      const raw = await settle(indexedDB.open(store.databaseName, 2));
+      const raw = await settle(indexedDB.open(store.databaseName, 3));
       const messages = await settle(raw.transaction("log").objectStore("log").getAll());
       raw.close();
       expect(messages).toEqual(log.slice(0, 2));

@@ -9,6 +9,7 @@ import {
 } from "../errors.js";
 import { createChatQueue } from "../kit/chat-queue.js";
 import type { ChatMessage } from "../messages.js";
+import { type ChatDirectory, checkedTitle, firstWordsTitle, newestFirst, pageOf } from "./chat-directory.js";
 import { readChatWith } from "./chat-reading.js";
 import type { ChatStore } from "./chat-store.js";
 import {
@@ -32,6 +33,8 @@ export interface IndexedDbChatStoreOptions {
 /** A {@link ChatStore} in the browser's IndexedDB. */
 export interface IndexedDbChatStore extends ChatStore {
   readonly databaseName: string;
+  /** The chats in the database, with their titles: a `chats` record per chat, written with each append. */
+  readonly directory: ChatDirectory;
   /** Closes the connection (a later call opens it again); lets the database be deleted or upgraded. */
   close(): void;
 }
@@ -40,8 +43,10 @@ export interface IndexedDbChatStore extends ChatStore {
 // cut after it reported success; a chat store reports success only for what is on disk.
 const durable: IDBTransactionOptions = { durability: "strict" };
 
-/** The object stores of the database, version 1. */
+/** The object stores of the database: version 1, and `chats` from version 2. */
 const stores = {
+  /** Key `chatId`, value {@link ChatRecord}: what the chat list reads, written with each append. */
+  chats: "chats",
   /** Key `[chatId, seq]`, value the message. */
   log: "log",
   /** Key `chatId`, value the transcript's JSON text, as the file would hold it. */
@@ -49,6 +54,17 @@ const stores = {
   /** Auto-increment key, value {@link IndexedDbCorruptRecord}: unreadable transcripts, moved here. */
   corrupt: "corrupt",
 } as const;
+
+/** What the `chats` object store keeps of each chat. */
+interface ChatRecord {
+  readonly id: string;
+  /** When its log last grew, in milliseconds since the epoch. */
+  readonly updated: number;
+  /** The first words of its first message, or null. */
+  readonly firstWords: string | null;
+  /** The person's title, once renamed. */
+  readonly title?: string;
+}
 
 /** What the `corrupt` object store keeps of a transcript that could not be read. */
 export interface IndexedDbCorruptRecord {
@@ -164,6 +180,62 @@ export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}
     throw new TranscriptCorruptError({ chatId, location: where, keptAt, reason: decoded.reason, cause });
   }
 
+  const directory: ChatDirectory = {
+    list: (page) =>
+      storage("read", "(the list)", `indexeddb://${databaseName}/${stores.chats}`, async () => {
+        const db = await database();
+        const records = (await requestResult(
+          db.transaction(stores.chats, "readonly").objectStore(stores.chats).getAll(),
+        )) as ChatRecord[];
+        const byId = new Map(records.map((record) => [record.id, record]));
+        const sorted = records.map(({ id, updated }) => ({ id, updated })).sort(newestFirst);
+        return pageOf(sorted, page, (id) => {
+          const record = byId.get(id);
+          return record?.title ?? record?.firstWords ?? id;
+        });
+      }),
+
+    async rename(chatId, title) {
+      assertSafeChatId(chatId);
+      const kept = checkedTitle(chatId, title);
+      return queue.run(chatId, () =>
+        storage("write", chatId, location(stores.chats, chatId), async () => {
+          const db = await database();
+          const transaction = db.transaction(stores.chats, "readwrite", durable);
+          const done = transactionDone(transaction);
+          const chats = transaction.objectStore(stores.chats);
+          const record = (await requestResult(chats.get(chatId))) as ChatRecord | undefined;
+          if (record) chats.put({ ...record, title: kept } satisfies ChatRecord, chatId);
+          await done;
+          return record !== undefined;
+        }),
+      );
+    },
+
+    async remove(chatId) {
+      assertSafeChatId(chatId);
+      return queue.run(chatId, () =>
+        storage("write", chatId, location(stores.chats, chatId), async () => {
+          const db = await database();
+          const transaction = db.transaction([stores.log, stores.transcripts, stores.chats], "readwrite", durable);
+          const done = transactionDone(transaction);
+          const log = transaction.objectStore(stores.log);
+          const transcripts = transaction.objectStore(stores.transcripts);
+          const chats = transaction.objectStore(stores.chats);
+          const existed =
+            (await nextSeqIn(log, chatId)) > 0 ||
+            (await requestResult(transcripts.count(chatId))) > 0 ||
+            (await requestResult(chats.count(chatId))) > 0;
+          log.delete(seqRange(chatId, 0, Number.POSITIVE_INFINITY));
+          transcripts.delete(chatId);
+          chats.delete(chatId);
+          await done;
+          return existed;
+        }),
+      );
+    },
+  };
+
   return {
     databaseName,
 
@@ -205,14 +277,25 @@ export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}
       return queue.run(chatId, () =>
         storage("write", chatId, location(stores.log, chatId), async () => {
           const db = await database();
-          const transaction = db.transaction(stores.log, "readwrite", durable);
+          const transaction = db.transaction([stores.log, stores.chats], "readwrite", durable);
           const done = transactionDone(transaction);
           const store = transaction.objectStore(stores.log);
           try {
             const nextSeq = await nextSeqIn(store, chatId);
             checkLogSequence(chatId, nextSeq, checked);
+            if (checked.length === 0) return;
             // `add`, not `put`: a seq already there fails the whole transaction instead of overwriting it.
             for (const message of checked) store.add(message, [chatId, message.seq]);
+            // The list's record, in the same transaction: a chat is listed exactly when its log holds a message.
+            const chats = transaction.objectStore(stores.chats);
+            const before = (await requestResult(chats.get(chatId))) as ChatRecord | undefined;
+            const record: ChatRecord = {
+              ...before,
+              id: chatId,
+              updated: Date.now(),
+              firstWords: nextSeq === 0 ? firstWordsTitle(checked[0]) : (before?.firstWords ?? null),
+            };
+            chats.put(record, chatId);
           } catch (error) {
             try {
               transaction.abort();
@@ -258,6 +341,8 @@ export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}
         }),
       );
     },
+
+    directory,
   };
 }
 
@@ -269,12 +354,19 @@ function openDatabase(name: string, factory: IDBFactory | undefined): Promise<ID
     return Promise.reject(new EngineClientError({ name: unavailableName, message: "IndexedDB is not available here" }));
   }
   return new Promise((resolve, reject) => {
-    const request = indexedDB.open(name, 1);
-    request.onupgradeneeded = () => {
+    const request = indexedDB.open(name, 2);
+    request.onupgradeneeded = (event) => {
       const db = request.result;
-      db.createObjectStore(stores.log);
-      db.createObjectStore(stores.transcripts);
-      db.createObjectStore(stores.corrupt, { autoIncrement: true });
+      if (event.oldVersion < 1) {
+        db.createObjectStore(stores.log);
+        db.createObjectStore(stores.transcripts);
+        db.createObjectStore(stores.corrupt, { autoIncrement: true });
+      }
+      if (event.oldVersion < 2) {
+        db.createObjectStore(stores.chats);
+        // Chats written at version 1 are listed too: one pass over the log, in the upgrade's own transaction.
+        if (event.oldVersion >= 1 && request.transaction) listLoggedChats(request.transaction);
+      }
     };
     request.onsuccess = () => {
       const db = request.result;
@@ -284,6 +376,30 @@ function openDatabase(name: string, factory: IDBFactory | undefined): Promise<ID
     };
     request.onerror = () => reject(request.error);
   });
+}
+
+/**
+ * Writes a `chats` record for each chat in the log, as the upgrade to version 2 does: its first words from seq 0,
+ * its last change from its newest message's `createdAt` (else 0: listed last).
+ */
+function listLoggedChats(transaction: IDBTransaction): void {
+  const chats = transaction.objectStore(stores.chats);
+  const records = new Map<string, { id: string; updated: number; firstWords: string | null }>();
+  const cursorRequest = transaction.objectStore(stores.log).openCursor();
+  cursorRequest.onsuccess = () => {
+    const cursor = cursorRequest.result;
+    if (cursor === null) {
+      for (const record of records.values()) chats.put(record satisfies ChatRecord, record.id);
+      return;
+    }
+    const [chatId, seq] = cursor.key as [string, number];
+    const value = cursor.value as Partial<ChatMessage> | undefined;
+    const record = records.get(chatId) ?? { id: chatId, updated: 0, firstWords: null };
+    if (seq === 0 && Array.isArray(value?.parts)) record.firstWords = firstWordsTitle({ parts: value.parts });
+    if (typeof value?.createdAt === "number") record.updated = Math.max(record.updated, value.createdAt);
+    records.set(chatId, record);
+    cursor.continue();
+  };
 }
 
 /** The keys of a chat's log from seq `from` to `to` (excluded). */

@@ -2,6 +2,7 @@ import { utf8Length } from "../context/estimate.js";
 import { assertSafeChatId, TranscriptCorruptError } from "../errors.js";
 import { createChatQueue } from "../kit/chat-queue.js";
 import type { ChatMessage } from "../messages.js";
+import { checkedTitle, firstWordsTitle, newestFirst, pageOf } from "./chat-directory.js";
 import { readChatWith } from "./chat-reading.js";
 import type { ChatStore } from "./chat-store.js";
 import { checkLogMessages, checkLogSequence, encodeTranscript, type TranscriptFile } from "./transcript-file.js";
@@ -29,6 +30,9 @@ function copyStored<T>(value: T): T {
 export function createMemoryChatStore(): ChatStore {
   const logs = new Map<string, ChatMessage[]>();
   const transcripts = new Map<string, { readonly json: string; readonly bytes: number }>();
+  /** When each chat's log last grew (milliseconds since the epoch), and the titles people gave. */
+  const updated = new Map<string, number>();
+  const titles = new Map<string, string>();
   /** Transcripts a reader's check found unusable, moved aside as the durable stores move them. */
   const corrupt: string[] = [];
   const queue = createChatQueue();
@@ -63,7 +67,9 @@ export function createMemoryChatStore(): ChatStore {
       return queue.run(chatId, async () => {
         const log = logs.get(chatId) ?? [];
         checkLogSequence(chatId, log.length, checked);
+        if (checked.length === 0) return;
         logs.set(chatId, [...log, ...checked]);
+        updated.set(chatId, Date.now());
       });
     },
 
@@ -101,6 +107,34 @@ export function createMemoryChatStore(): ChatStore {
     async transcriptBytes(chatId) {
       assertSafeChatId(chatId);
       return queue.run(chatId, async () => transcripts.get(chatId)?.bytes ?? 0);
+    },
+
+    directory: {
+      async list(page) {
+        // Listed: a chat holding a message (as on every store).
+        const sorted = [...logs.keys()].map((id) => ({ id, updated: updated.get(id) ?? 0 })).sort(newestFirst);
+        return pageOf(sorted, page, (id) => titles.get(id) ?? firstWordsTitle(logs.get(id)?.[0]) ?? id);
+      },
+      async rename(chatId, title) {
+        assertSafeChatId(chatId);
+        const kept = checkedTitle(chatId, title);
+        return queue.run(chatId, async () => {
+          if (!logs.has(chatId) && !transcripts.has(chatId)) return false;
+          titles.set(chatId, kept);
+          return true;
+        });
+      },
+      async remove(chatId) {
+        assertSafeChatId(chatId);
+        return queue.run(chatId, async () => {
+          const existed = logs.has(chatId) || transcripts.has(chatId);
+          logs.delete(chatId);
+          transcripts.delete(chatId);
+          updated.delete(chatId);
+          titles.delete(chatId);
+          return existed;
+        });
+      },
     },
   };
 }

@@ -18,8 +18,8 @@ import { type ApiEngine, createApiEngine } from "../../api-engine/api-engine.js"
 import type { ModelInfo } from "../../messages.js";
 import { createProvider } from "../../providers/create-provider.js";
 import type { ChatStore } from "../../transcript/chat-store.js";
+import { createFileChatDirectory } from "../../transcript/file-chat-directory.node.js";
 import { createFileChatStore, type FileChatStore } from "../../transcript/file-store.node.js";
-import { createFileChatDirectory } from "../file-chat-directory.node.js";
 import { createEngineHandler } from "../handler.js";
 import type { EngineHandlerOptions } from "../options.js";
 

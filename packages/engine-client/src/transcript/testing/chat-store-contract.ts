@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidChatIdError, InvalidChatRecordError, TranscriptCorruptError, TurnSequenceError } from "../../errors.js";
 import type { ChatMessage } from "../../messages.js";
+import type { ChatDirectory } from "../chat-directory.js";
 import type { ChatStore } from "../chat-store.js";
 import { buildTranscriptFile, type TranscriptFile } from "../transcript-file.js";
 import { bigTranscript, sampleLog, sampleSummary } from "./fixtures.js";
@@ -360,6 +361,127 @@ export function chatStoreContract(
         expect(TurnSequenceError.isInstance(await failed.catch((caught: unknown) => caught))).toBe(true);
         await next;
         expect(await store.readLog("after")).toHaveLength(1);
+      });
+    });
+
+    describe("given its chat directory", () => {
+      /** The store's directory; every store of this package has one. */
+      function directoryOf(store: ChatStore): ChatDirectory {
+        expect(store.directory).toBeDefined();
+        return store.directory as ChatDirectory;
+      }
+      /** Resolves once the clock has moved past `since`: two writes then have different times. */
+      async function clockPast(since: number): Promise<void> {
+        while (Date.now() <= since + 1) await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      const said = (seq: number, text: string): ChatMessage => ({ seq, role: "user", parts: [{ type: "text", text }] });
+
+      it("should list nothing for a store never written, and no chat that only was read", async () => {
+        const store = await createStore();
+        await store.readLog("only-read");
+        await store.appendLog("only-empty", []);
+        expect(await directoryOf(store).list({ offset: 0, limit: 10 })).toEqual({ chats: [], total: 0 });
+      });
+
+      it("should list the chats newest change first, titled by the first words of their first message", async () => {
+        const store = await createStore();
+        const directory = directoryOf(store);
+        await store.appendLog("lisbon", sampleLog().slice(0, 1));
+        await clockPast(Date.now());
+        await store.appendLog("soup", [said(0, "  A recipe   for\tsoup  \nwith leeks, please")]);
+        await clockPast(Date.now());
+        await store.appendLog("picture", [
+          { seq: 0, role: "user", parts: [{ type: "picture", name: "a.png", mediaType: "image/png", data: "AA==" }] },
+        ]);
+        const { chats, total } = await directory.list({ offset: 0, limit: 10 });
+        expect(total).toBe(3);
+        expect(chats.map((chat) => [chat.id, chat.title])).toEqual([
+          ["picture", "picture"],
+          ["soup", "A recipe for soup"],
+          ["lisbon", "Plan the trip to Lisbon — 3 days, 🐚 included."],
+        ]);
+        expect(chats[0]!.updated).toBeGreaterThan(chats[1]!.updated);
+        expect(chats[1]!.updated).toBeGreaterThan(chats[2]!.updated);
+        // A later message moves its chat to the front; its title stays the first message's.
+        await clockPast(chats[0]!.updated);
+        await store.appendLog("lisbon", [{ ...said(1, "Something else"), role: "assistant" }]);
+        const moved = await directory.list({ offset: 0, limit: 10 });
+        expect(moved.chats.map((chat) => chat.id)).toEqual(["lisbon", "picture", "soup"]);
+        expect(moved.chats[0]?.title).toBe("Plan the trip to Lisbon — 3 days, 🐚 included.");
+      });
+
+      it("should give the list page by page, each chat once, with the count of all", async () => {
+        const store = await createStore();
+        const directory = directoryOf(store);
+        for (const id of ["c1", "c2", "c3", "c4", "c5"]) await store.appendLog(id, [said(0, `chat ${id}`)]);
+        const pages = [];
+        for (let offset = 0; offset < 6; offset += 2) pages.push(await directory.list({ offset, limit: 2 }));
+        expect(pages.map((page) => page.chats.length)).toEqual([2, 2, 1]);
+        expect(pages.every((page) => page.total === 5)).toBe(true);
+        expect(new Set(pages.flatMap((page) => page.chats.map((chat) => chat.id))).size).toBe(5);
+        expect(await directory.list({ offset: 10, limit: 2 })).toEqual({ chats: [], total: 5 });
+      });
+
+      it("should cut a long first message's title to 80 characters, the last one an ellipsis", async () => {
+        const store = await createStore();
+        await store.appendLog("long", [said(0, "word ".repeat(40))]);
+        const [chat] = (await directoryOf(store).list({ offset: 0, limit: 1 })).chats;
+        expect([...(chat?.title ?? "")]).toHaveLength(80);
+        expect(chat?.title.endsWith("…")).toBe(true);
+      });
+
+      it("should keep a person's title across reads and further messages, without moving the chat", async () => {
+        const store = await createStore();
+        const directory = directoryOf(store);
+        await store.appendLog("first", [said(0, "the first chat")]);
+        await clockPast(Date.now());
+        await store.appendLog("second", [said(0, "the second chat")]);
+        expect(await directory.rename("first", "  Trip\tplans \n(ignored second line)")).toBe(true);
+        const listed = await directory.list({ offset: 0, limit: 10 });
+        expect(listed.chats.map((chat) => [chat.id, chat.title])).toEqual([
+          ["second", "the second chat"],
+          ["first", "Trip plans"],
+        ]);
+        await store.appendLog("first", [said(1, "more")]);
+        expect((await directory.list({ offset: 0, limit: 10 })).chats[0]).toMatchObject({
+          id: "first",
+          title: "Trip plans",
+        });
+      });
+
+      it("should refuse a title with no words (InvalidChatRecordError), and say false for a chat never written", async () => {
+        const store = await createStore();
+        const directory = directoryOf(store);
+        await store.appendLog("kept", [said(0, "keep me")]);
+        const refused = await directory.rename("kept", " \n ").catch((caught: unknown) => caught);
+        expect(InvalidChatRecordError.isInstance(refused)).toBe(true);
+        expect((refused as InvalidChatRecordError).record).toBe("title");
+        expect(await directory.rename("nobody", "A title")).toBe(false);
+        expect((await directory.list({ offset: 0, limit: 10 })).chats.map((chat) => [chat.id, chat.title])).toEqual([
+          ["kept", "keep me"],
+        ]);
+        const unsafe = await directory.rename("../up", "x").catch((caught: unknown) => caught);
+        expect(InvalidChatIdError.isInstance(unsafe)).toBe(true);
+      });
+
+      it("should remove a chat whole (log, transcript, title), and say false for one never written", async () => {
+        const store = await createStore();
+        const directory = directoryOf(store);
+        const log = sampleLog();
+        await store.appendLog("gone", log);
+        await store.writeTranscript("gone", buildTranscriptFile({ id: "gone", kept: log.slice(3) }));
+        await directory.rename("gone", "Old name");
+        await store.appendLog("stays", [said(0, "stays")]);
+        expect(await directory.remove("gone")).toBe(true);
+        expect(await store.readLog("gone")).toEqual([]);
+        expect(await store.readTranscript("gone")).toBeNull();
+        expect((await directory.list({ offset: 0, limit: 10 })).chats.map((chat) => chat.id)).toEqual(["stays"]);
+        expect(await directory.remove("gone")).toBe(false);
+        // The id written again is a new chat: titled by its own first words, not the old name.
+        await store.appendLog("gone", [said(0, "a new start")]);
+        expect((await directory.list({ offset: 0, limit: 10 })).chats.find((chat) => chat.id === "gone")?.title).toBe(
+          "a new start",
+        );
       });
     });
 

@@ -1,0 +1,94 @@
+// `pnpm dev:mock` keeps its chats across reloads: the mock engine holds them in memory, and every message it
+// stores is copied into an IndexedDB store, whose directory is the page's chat list. On the next load the mock
+// engines start from those logs (a fold's summary lives in the mock engine only: the seeded demo chat's comes
+// back from its script, another chat's fold is not kept).
+import { type ChatMessage, createIndexedDbChatStore, type Engine, type IndexedDbChatStore } from "@conch/engine-client";
+import type { MockChatSeed } from "@conch/engine-client/mock";
+import type { ChatDirectory } from "@conch/engine-client/remote";
+
+const seededKey = "nacre-mock:seeded";
+
+export interface MockChats {
+  /** The chats of the page: the copies' directory, read once every copy begun before is stored. */
+  readonly directory: ChatDirectory;
+  /** The chats to start the mock engines with, by id. */
+  readonly seeds: Record<string, MockChatSeed>;
+  /** Copies each message `engine` stores into the page's store; call before the page listens to it. */
+  watch(engine: Engine): () => void;
+}
+
+interface MockChatsOptions {
+  readonly databaseName: string;
+  /** The seeded demo chat, stored on the first load only (a deleted one stays deleted). */
+  readonly demo: { readonly chatId: string; readonly seed: MockChatSeed };
+}
+
+// One opening per database and page: React's StrictMode runs the page's effect twice, and two openings at once
+// would both store the demo chat.
+const opened = new Map<string, Promise<MockChats>>();
+
+/** The page's chats in the database named, opened once per page. */
+export function openMockChats(options: MockChatsOptions): Promise<MockChats> {
+  let opening = opened.get(options.databaseName);
+  if (!opening) {
+    opening = open(options);
+    opened.set(options.databaseName, opening);
+    opening.catch(() => opened.delete(options.databaseName));
+  }
+  return opening;
+}
+
+async function open(options: MockChatsOptions): Promise<MockChats> {
+  const store: IndexedDbChatStore = createIndexedDbChatStore({ databaseName: options.databaseName });
+  if (localStorage.getItem(seededKey) !== options.databaseName) {
+    if ((await store.readChat(options.demo.chatId, { kept: false })).nextSeq === 0) {
+      await store.appendLog(options.demo.chatId, options.demo.seed.messages);
+    }
+    localStorage.setItem(seededKey, options.databaseName);
+  }
+
+  const seeds: Record<string, MockChatSeed> = {};
+  for (let offset = 0; ; offset += 100) {
+    const page = await store.directory.list({ offset, limit: 100 });
+    for (const chat of page.chats) {
+      const messages = await store.readLog(chat.id);
+      seeds[chat.id] =
+        chat.id === options.demo.chatId && messages.length >= options.demo.seed.messages.length
+          ? { ...options.demo.seed, messages }
+          : { messages };
+    }
+    if (offset + page.chats.length >= page.total || page.chats.length === 0) break;
+  }
+
+  // Copies run one after another; the list waits for those begun before it, so a turn's chat is listed.
+  let copying: Promise<void> = Promise.resolve();
+  const copy = (chatId: string, messages: () => Promise<readonly ChatMessage[]>) => {
+    copying = copying
+      .then(async () => {
+        const { nextSeq } = await store.readChat(chatId, { kept: false });
+        const newer = (await messages()).filter((message) => message.seq >= nextSeq);
+        if (newer[0]?.seq === nextSeq) await store.appendLog(chatId, newer);
+      })
+      .catch((error: unknown) => console.error("dev:mock could not keep a message for the next load", error));
+  };
+
+  return {
+    directory: {
+      list: async (page) => {
+        await copying;
+        return store.directory.list(page);
+      },
+      rename: (chatId, title) => store.directory.rename(chatId, title),
+      remove: (chatId) => store.directory.remove(chatId),
+    },
+    seeds,
+    watch(engine) {
+      return engine.subscribe((event) => {
+        if (event.type === "turn-start") copy(event.chatId, async () => [event.message]);
+        if (event.type === "turn-end") {
+          copy(event.chatId, async () => (await engine.loadChat(event.chatId)).messages);
+        }
+      });
+    },
+  };
+}

@@ -169,6 +169,9 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     async usage(chatId: string): Promise<ContextUsage> {
       return (await measureChat(parts, await chats.get(chatId))).usage;
     },
+    stopFoldAhead(chatId: string): boolean {
+      return ahead.cancel(chatId);
+    },
   };
 
   return {

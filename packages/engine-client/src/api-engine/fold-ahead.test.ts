@@ -3,7 +3,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { computeBudget } from "../context/budget.js";
 import { estimateTokens } from "../context/estimate.js";
 import type { EngineEvent } from "../events.js";
+import { readEventStream } from "../protocol/event-stream.js";
+import type { WireChatPage } from "../protocol/wire.js";
 import { createProvider } from "../providers/create-provider.js";
+import { createEngineHandler } from "../server/handler.js";
 import type { ChatStore } from "../transcript/chat-store.js";
 import { createMemoryChatStore } from "../transcript/memory-store.js";
 import { type ApiEngineOptions, createApiEngine } from "./api-engine.js";
@@ -199,5 +202,72 @@ describe("fold ahead of the need", () => {
     const stored = await store.readChat("c", { kept: false });
     expect(stored.nextSeq).toBe(6);
     expect(stored.transcript?.summary ?? null).toBeNull();
+  });
+});
+
+describe("fold ahead of the need, over the server (a new engine per request)", () => {
+  async function serve() {
+    const setupped = await setup();
+    const handler = createEngineHandler({ engineFor: () => setupped.make(), authorize: () => ({ userId: "p" }) });
+    const call = (path: string, init: RequestInit = {}) => handler(new Request(`http://127.0.0.1${path}`, init));
+    const post = (path: string, body: unknown) =>
+      call(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    /** Reads an event stream to its end, or until `until` says so: the events with their ids. */
+    async function read(response: Response, until: (event: EngineEvent) => boolean = () => false) {
+      const read: { id: string; event: EngineEvent }[] = [];
+      for await (const message of readEventStream(response.body as ReadableStream<Uint8Array>)) {
+        const event = JSON.parse(message.data) as EngineEvent;
+        read.push({ id: message.id ?? "", event });
+        if (until(event)) break;
+      }
+      return read;
+    }
+    async function longTurn(seq: number) {
+      const response = await post("/chats/c/turns", { seq, text: `${seq} ${longText}` });
+      expect(response.status).toBe(200);
+      return read(response);
+    }
+    return { ...setupped, call, post, read, longTurn };
+  }
+
+  it("should hold the chat's lease for it, its events on GET /events, and take a turn at once, which uses it", async () => {
+    const { state, closeGate, openGate, call, read, longTurn } = await serve();
+    closeGate();
+    await longTurn(0);
+    const second = await longTurn(2);
+    await expect.poll(() => state.summaries, { timeout: 10_000 }).toBeGreaterThan(0);
+    const asked = state.summaries;
+    const following = new AbortController();
+    const events = call(`/chats/c/events?after=${second.at(-1)?.id}`, { signal: following.signal }).then((response) =>
+      read(response, (event) => event.type === "turn-end"),
+    );
+    // The next turn is taken (no 409), by the engine that folds, and waits for the fold: it must fold to fit.
+    const next = longTurn(4);
+    openGate();
+    const types = (await next).map(({ event }) => event.type);
+    expect(types.indexOf("compacted")).toBeGreaterThan(types.indexOf("turn-start"));
+    expect(types.indexOf("message-start")).toBeGreaterThan(types.indexOf("compacted"));
+    expect(state.summaries).toBe(asked);
+    const followed = (await events).map(({ event }) => event.type);
+    following.abort();
+    // The fold's start, recorded under its lease before the turn, then the turn's events.
+    expect(followed.indexOf("compacting")).toBeLessThan(followed.indexOf("turn-start"));
+    expect(followed).toContain("compacted");
+  });
+
+  it("should stop the fold ahead on POST /abort: nothing changes, and the next turn folds as today", async () => {
+    const { state, closeGate, openGate, call, post, longTurn } = await serve();
+    closeGate();
+    await longTurn(0);
+    await longTurn(2);
+    await expect.poll(() => state.summaries, { timeout: 10_000 }).toBeGreaterThan(0);
+    const stopped = await post("/chats/c/abort", {});
+    expect(await stopped.json()).toEqual({ aborted: true });
+    openGate();
+    const page = (await (await call("/chats/c")).json()) as WireChatPage;
+    expect(page.snapshot.summary).toBeNull();
+    const next = (await longTurn(4)).map(({ event }) => event.type);
+    expect(next).toContain("compacting");
+    expect(next).toContain("compacted");
   });
 });

@@ -82,6 +82,8 @@ interface PendingFold {
   lastCompacting: EngineEventOf<"compacting">;
   /** Applied, or dropped: nothing more to do. */
   settled: boolean;
+  /** The summariser is done (the fold waits to be applied). */
+  written: boolean;
 }
 
 /** Folds ahead of the need (after a turn, in the background) and hands the result to whoever needs it first. */
@@ -98,8 +100,8 @@ export interface FoldsAhead {
   joinTurn(turn: Turn, rt: ChatRuntime, mustFold: () => boolean, signal: AbortSignal | undefined): Promise<Usage>;
   /** The turn has ended: the fold, if still running, is heard by listeners only. */
   leaveTurn(chatId: string): void;
-  /** Stops the chat's fold ahead (a fold on request folds at once); it changes nothing. */
-  cancel(chatId: string): void;
+  /** Stops the chat's fold ahead (a fold on request folds at once); it changes nothing. False when none runs. */
+  cancel(chatId: string): boolean;
   /** Whether a fold ahead of the chat runs or waits to be applied. */
   pending(chatId: string): boolean;
 }
@@ -132,7 +134,7 @@ export function createFoldsAhead(
     const send = (event: EngineEvent) => (fold.turn ? fold.turn.send(event) : emit(event));
     const skipped = () =>
       send({ type: "compaction-skipped", chatId: fold.chatId, reason: fold.input.reason, why: "no-summary" });
-    if (!summary || summary.result.status !== "summarised") {
+    if (summary?.result.status !== "summarised") {
       if (summary) skipped();
       return emptyUsage;
     }
@@ -175,6 +177,7 @@ export function createFoldsAhead(
         turn: null,
         lastCompacting: { type: "compacting", chatId, reason },
         settled: false,
+        written: false,
       };
       const send = (event: EngineEvent) => {
         if (event.type === "compacting") fold.lastCompacting = event;
@@ -194,6 +197,7 @@ export function createFoldsAhead(
       );
       folds.set(chatId, fold);
       void fold.summarised.then(() => {
+        fold.written = true;
         if (!fold.settled) applyInQueue(chatId, (current) => apply(fold, current, false).then(() => undefined));
       });
     },
@@ -221,9 +225,12 @@ export function createFoldsAhead(
     },
     cancel(chatId) {
       const fold = folds.get(chatId);
-      if (!fold) return;
+      if (!fold) return false;
       drop(fold);
-      fold.controller.abort(new DOMException("A fold on request folds at once", "AbortError"));
+      fold.controller.abort(new DOMException("The fold ahead was stopped", "AbortError"));
+      // Stopped once written, before it was applied: no abort reaches the summariser, so it is said here.
+      if (fold.written) emit({ type: "compaction-skipped", chatId, reason: fold.input.reason, why: "aborted" });
+      return true;
     },
     pending(chatId) {
       return folds.has(chatId);

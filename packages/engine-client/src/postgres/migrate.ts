@@ -85,6 +85,11 @@ const steps: readonly (readonly string[])[] = [
   ],
   // When each running-turn event was stored: an ended turn's events stay a while for followers still reading them.
   [`alter table conch_turn_events add column stored_at timestamptz not null default now()`],
+  // A fold ahead of the need holds the chat's lease too, giving way to any other.
+  [
+    `alter table conch_leases drop constraint conch_leases_purpose_check,
+      add constraint conch_leases_purpose_check check (purpose in ('turn', 'compact', 'delete', 'fold'))`,
+  ],
 ];
 
 /** The schema version this code writes and reads. */

@@ -9,7 +9,7 @@ import type { Table } from "../table.js";
 // due, then the next turn is sent: with the fold in the turn (today), after the fold ahead ended, at once (it waits
 // for the fold ahead), and a short message sent at once (it need not fold, but the summariser holds the server).
 
-const window = 8192;
+const window = 2048;
 const maxAnswerTokens = 256;
 const shortMessage = "Thanks, go on.";
 
@@ -28,7 +28,12 @@ interface Played {
   readonly foldedInTurn: boolean;
 }
 
-async function play(server: StartedLlamaServer, which: Case, dueAfter: number | null): Promise<Played> {
+async function play(
+  server: StartedLlamaServer,
+  which: Case,
+  dueAfter: number | null,
+  log: (message: string) => void,
+): Promise<Played> {
   const ahead = which.includes("ahead");
   const engine = createApiEngine({
     provider: createLlamaCpp({ baseURL: `${server.origin}/v1` }),
@@ -42,16 +47,18 @@ async function play(server: StartedLlamaServer, which: Case, dueAfter: number | 
   const folded = new Promise<number>((resolve) => {
     foldEnded = resolve;
   });
-  let inTurn = false;
+  // The fold ahead's events come after a turn's `turn-end` (they may come before its stream closes).
+  let afterEnd = false;
   engine.subscribe((event) => {
-    if (inTurn) return;
+    if (event.type === "turn-start") afterEnd = false;
+    if (event.type === "turn-end") afterEnd = true;
+    if (!afterEnd) return;
     if (event.type === "compacting") foldStarted = true;
     if (event.type === "compacted" || event.type === "compaction-skipped") foldEnded(performance.now());
   });
   const turns = roundRobinTurns(120);
   let seq = 0;
   const send = async (text: string) => {
-    inTurn = true;
     const started = performance.now();
     let firstDelta = Number.NaN;
     const events: EngineEvent[] = [];
@@ -61,14 +68,16 @@ async function play(server: StartedLlamaServer, which: Case, dueAfter: number | 
       if (event.type === "turn-start") seq = event.message.seq + 1;
       if (event.type === "message-end") seq = Math.max(seq, event.message.seq + 1);
     }
-    inTurn = false;
     return { firstDelta, turn: performance.now() - started, events };
   };
   // Up to the turn after which the next must fold: where the fold ahead begins (or, today, the same turn count).
   let played = 0;
   for (;;) {
-    await send(turns[played % turns.length]?.text ?? "Go on.");
+    const { events, turn } = await send(turns[played % turns.length]?.text ?? "Go on.");
     played += 1;
+    const end = events.findLast((event) => event.type === "turn-end");
+    const folds = events.some((event) => event.type === "compacted") ? ", folded" : "";
+    log(`${which}: turn ${played} ${end?.type === "turn-end" ? end.status : "?"} in ${turn.toFixed(0)} ms${folds}`);
     if (dueAfter !== null) {
       if (played === dueAfter) break;
       continue;
@@ -96,11 +105,11 @@ export async function foldAheadOnRealServer(log: (message: string) => void): Pro
   try {
     // The fold ahead's chat first: it finds the turn after which a fold is due; every other case plays as many.
     log("fold ahead on the real server: finding the turn a fold comes due...");
-    const first = await play(server, "ahead, sent after it ended", null);
+    const first = await play(server, "ahead, sent after it ended", null, log);
     results["ahead, sent after it ended"] = first;
     for (const which of ["today", "ahead, sent at once", "short, today", "short, ahead at once"] as const) {
       log(`fold ahead on the real server: ${which}...`);
-      results[which] = await play(server, which, first.before);
+      results[which] = await play(server, which, first.before, log);
     }
   } finally {
     await server.stop();

@@ -153,7 +153,7 @@ export const scaleSection: BenchSection = {
   async run({ args, log }) {
     const lengths = [200, 2_000, 10_000];
     const rounds = args.quick ? 3 : 7;
-    const foldAhead = await foldAheadFigures(log, args.quick ? 1 : 3);
+    const foldAhead = await foldAheadFigures(log, args.quick ? 1 : 5);
     const folder = await mkdtemp(join(tmpdir(), "conch-bench-scale-"));
     log("starting Postgres and PGlite...");
     const server = await startPostgres();

@@ -26,6 +26,8 @@ interface Played {
   readonly before: number;
   /** Whether the measured turn folded (today's fold, or waiting for the fold ahead). */
   readonly foldedInTurn: boolean;
+  /** How the first fold after the played turns ended (a fold ahead's, unless a turn took it). */
+  readonly outcome: string | undefined;
 }
 
 async function play(
@@ -49,12 +51,16 @@ async function play(
   });
   // The fold ahead's events come after a turn's `turn-end` (they may come before its stream closes).
   let afterEnd = false;
+  let outcome: string | undefined;
   engine.subscribe((event) => {
     if (event.type === "turn-start") afterEnd = false;
     if (event.type === "turn-end") afterEnd = true;
     if (!afterEnd) return;
     if (event.type === "compacting") foldStarted = true;
-    if (event.type === "compacted" || event.type === "compaction-skipped") foldEnded(performance.now());
+    if (event.type === "compacted" || event.type === "compaction-skipped") {
+      outcome ??= event.type === "compacted" ? `summary by ${event.model ?? "none"}` : `skipped (${event.why})`;
+      foldEnded(performance.now());
+    }
   });
   const turns = roundRobinTurns(120);
   let seq = 0;
@@ -93,7 +99,7 @@ async function play(
   const measured = await send(text);
   const fold = foldStarted ? (await folded) - ended : Number.NaN;
   const foldedInTurn = measured.events.some((event) => event.type === "compacted");
-  return { firstDelta: measured.firstDelta, turn: measured.turn, fold, before: played, foldedInTurn };
+  return { firstDelta: measured.firstDelta, turn: measured.turn, fold, before: played, foldedInTurn, outcome };
 }
 
 /** The figures, and what they say: whether to fold ahead on a server on this computer. */
@@ -119,13 +125,14 @@ export async function foldAheadOnRealServer(log: (message: string) => void): Pro
     json: { window, results },
     table: {
       title: `Fold ahead on a real llama-server (stories260K, ${window} window, one slot, one thread): the turn after a fold is due`,
-      header: ["case", "ms to first delta", "turn ms", "fold ahead ms", "folded in the turn"],
+      header: ["case", "ms to first delta", "turn ms", "fold ahead ms", "folded in the turn", "the fold ahead"],
       rows: (Object.entries(results) as [Case, Played][]).map(([which, at]) => [
         which,
         ms(at.firstDelta),
         ms(at.turn),
         ms(at.fold),
         at.foldedInTurn ? "yes" : "no",
+        at.outcome ?? "–",
       ]),
       notes: [
         `The chat is played up to turn ${results["ahead, sent after it ended"]?.before ?? "?"}, after which the next must fold; 'short' sends "${shortMessage}" instead, which needs no fold.`,

@@ -28,7 +28,11 @@ const longText = (() => {
 const isSummariserRequest = (lastUserText: string) => /<chat-lines>/.test(lastUserText);
 
 /** The API engine over the fake provider, its summariser held at a gate the test opens, or failing. */
-async function setup(engineOptions: Partial<ApiEngineOptions> = {}, store: ChatStore = createMemoryChatStore()) {
+async function setup(
+  engineOptions: Partial<ApiEngineOptions> = {},
+  store: ChatStore = createMemoryChatStore(),
+  local = false,
+) {
   const script = createReplayScript(["cheap"]);
   let openGate: () => void = () => undefined;
   let gate: Promise<void> = Promise.resolve();
@@ -48,7 +52,7 @@ async function setup(engineOptions: Partial<ApiEngineOptions> = {}, store: ChatS
     },
   });
   servers.push(server);
-  const provider = createProvider("openrouter", { baseURL: server.baseURL, local: false, cheapestModel: "cheap" });
+  const provider = createProvider("openrouter", { baseURL: server.baseURL, local, cheapestModel: "cheap" });
   const make = (options: Partial<ApiEngineOptions> = engineOptions) =>
     createApiEngine({ provider, model: "chat", store, systemPrompt: "You are a helpful assistant.", ...options });
   const engine = make();
@@ -150,6 +154,24 @@ describe("fold ahead of the need", () => {
     const chat = await engine.loadChat("c");
     expect(chat.summary?.firstKeptSeq).toBeGreaterThan(0);
     expect(chat.messages).toHaveLength(6);
+  });
+
+  it("should stop it for a turn that fits without it on this computer (one server), and begin it again after", async () => {
+    const { engine, heard, state, closeGate, openGate } = await setup({}, createMemoryChatStore(), true);
+    closeGate();
+    await twoLongTurns(engine, "c");
+    await expect.poll(() => state.summaries, { timeout: 10_000 }).toBeGreaterThan(0);
+    const short = await collect(engine.sendTurn({ chatId: "c", seq: 4, text: "Thanks!" }));
+    expect(short.at(-1)).toMatchObject({ type: "turn-end", status: "done" });
+    // The answer did not queue behind the summariser: the fold ahead gave way, changing nothing.
+    expect(typesOf(short)).not.toContain("compacting");
+    expect(heard.find((event) => event.type === "compaction-skipped")).toMatchObject({ why: "aborted" });
+    expect((await engine.loadChat("c")).summary).toBeNull();
+    // Begun again after the turn, it lands.
+    await expect.poll(() => count(heard, "compacting"), { timeout: 10_000 }).toBeGreaterThan(1);
+    openGate();
+    await expect.poll(() => count(heard, "compacted"), { timeout: 10_000 }).toBe(1);
+    expect((await engine.loadChat("c")).summary?.firstKeptSeq).toBeGreaterThan(0);
   });
 
   it("should change nothing when the fold ahead fails or runs out of time: the next turn folds as today", async () => {

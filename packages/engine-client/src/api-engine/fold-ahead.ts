@@ -160,6 +160,15 @@ export function createFoldsAhead(
     return outside ? emptyUsage : outcome.usage;
   }
 
+  /** Stops a fold ahead: the summariser's request is cancelled, and nothing changes. */
+  function stop(fold: PendingFold): void {
+    drop(fold);
+    fold.controller.abort(new DOMException("The fold ahead was stopped", "AbortError"));
+    // Stopped once written, before it was applied: no abort reaches the summariser, so it is said here.
+    if (fold.written)
+      emit({ type: "compaction-skipped", chatId: fold.chatId, reason: fold.input.reason, why: "aborted" });
+  }
+
   return {
     start(rt, size) {
       if (folds.has(rt.chatId)) return;
@@ -204,9 +213,20 @@ export function createFoldsAhead(
     async joinTurn(turn, rt, mustFold, signal) {
       const fold = folds.get(turn.chatId);
       if (!fold || fold.settled) return emptyUsage;
+      if (!mustFold()) {
+        // On this computer the summariser is the chat's own model on the same server, one request at a time: a
+        // turn that fits without the fold would queue its answer behind the summariser's requests (measured,
+        // docs/engine.md), so the fold ahead gives way; it is begun again once this turn has answered.
+        if (parts.provider.local) {
+          stop(fold);
+          return emptyUsage;
+        }
+        fold.turn = turn;
+        turn.send(fold.lastCompacting);
+        return emptyUsage;
+      }
       fold.turn = turn;
       turn.send(fold.lastCompacting);
-      if (!mustFold()) return emptyUsage;
       if (signal) {
         // The turn stops waiting when it is stopped; the fold goes on for the next one.
         await Promise.race([
@@ -226,10 +246,7 @@ export function createFoldsAhead(
     cancel(chatId) {
       const fold = folds.get(chatId);
       if (!fold) return false;
-      drop(fold);
-      fold.controller.abort(new DOMException("The fold ahead was stopped", "AbortError"));
-      // Stopped once written, before it was applied: no abort reaches the summariser, so it is said here.
-      if (fold.written) emit({ type: "compaction-skipped", chatId, reason: fold.input.reason, why: "aborted" });
+      stop(fold);
       return true;
     },
     pending(chatId) {

@@ -59,8 +59,13 @@ export async function replayTurns(
   let seq = options.startSeq ?? (await engine.loadChat(chatId)).messages.length;
   let callCounter = 0;
   // Listeners hear every fold, a fold ahead of the need between two turns too (no turn's stream carries it).
+  // A fold that landed between turns is said again in the next turn's stream: counted once.
+  let lastFold: string | null = null;
   const unsubscribe = engine.subscribe((event) => {
-    if (event.chatId === chatId && event.type === "compacted") stats.folds += 1;
+    if (event.chatId !== chatId || event.type !== "compacted") return;
+    const fold = `${event.firstKeptSeq}@${event.at}`;
+    if (fold !== lastFold) stats.folds += 1;
+    lastFold = fold;
   });
   try {
     await playTurns();

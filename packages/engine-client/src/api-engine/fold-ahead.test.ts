@@ -105,10 +105,12 @@ describe("fold ahead of the need", () => {
 
     const next = await collect(ahead.engine.sendTurn({ chatId: "c", seq: 4, text: `4 ${longText}` }));
     const folding = await collect(today.engine.sendTurn({ chatId: "c", seq: 4, text: `4 ${longText}` }));
-    // The turn after waits for no summariser; today's folds first.
+    // The turn after waits for no summariser; today's folds first. Its stream says the fold it is the first to use.
     expect(typesOf(next)).not.toContain("compacting");
+    expect(typesOf(next).indexOf("compacted")).toBeGreaterThan(typesOf(next).indexOf("turn-start"));
     expect(typesOf(folding)).toContain("compacted");
     const [folded, foldedToday] = [ahead, today].map((side) => side.heard.find((event) => event.type === "compacted"));
+    expect(next.find((event) => event.type === "compacted")).toEqual(folded);
     expect(folded?.type === "compacted" && folded.firstKeptSeq).toBe(
       foldedToday?.type === "compacted" ? foldedToday.firstKeptSeq : -1,
     );

@@ -94,7 +94,8 @@ export interface FoldsAhead {
    */
   start(rt: ChatRuntime, size: Sizing): void;
   /**
-   * A turn begins on the chat: its stream hears a running fold ahead. When `mustFold` (the turn cannot fit
+   * A turn begins on the chat: its stream hears a fold ahead applied since the last turn, and a running one. When
+   * `mustFold` (the turn cannot fit
    * without a fold), waits for it (or the turn's abort) and applies it. Returns the summariser's usage it applied.
    */
   joinTurn(turn: Turn, rt: ChatRuntime, mustFold: () => boolean, signal: AbortSignal | undefined): Promise<Usage>;
@@ -113,6 +114,11 @@ export function createFoldsAhead(
 ): FoldsAhead {
   const { parts } = context;
   const folds = new Map<string, PendingFold>();
+  /**
+   * A fold ahead applied between two turns, by chat: its `compacted` goes again in the next turn's stream, for a
+   * client that hears only its turns' streams (the remote engine between turns), at the turn it changes.
+   */
+  const landed = new Map<string, EngineEventOf<"compacted">>();
 
   const nextSeqOf = (rt: ChatRuntime) => (rt.log.at(-1)?.seq ?? -1) + 1;
 
@@ -156,7 +162,11 @@ export function createFoldsAhead(
     if (outside) rt.usage = addUsage(rt.usage, summary.result.usage);
     const firstKeptSeq = fold.input.planned.state.firstKeptSeq;
     const planned = { ...fold.input.planned, kept: rt.log.filter((message) => message.seq >= firstKeptSeq) };
-    const outcome = await commitFold(context, { ...fold.input, planned, rt, send }, summary, outside);
+    const sendAndKeep = (event: EngineEvent) => {
+      if (outside && event.type === "compacted") landed.set(fold.chatId, event);
+      send(event);
+    };
+    const outcome = await commitFold(context, { ...fold.input, planned, rt, send: sendAndKeep }, summary, outside);
     return outside ? emptyUsage : outcome.usage;
   }
 
@@ -211,6 +221,12 @@ export function createFoldsAhead(
       });
     },
     async joinTurn(turn, rt, mustFold, signal) {
+      const folded = landed.get(turn.chatId);
+      if (folded) {
+        landed.delete(turn.chatId);
+        // Still the chat's summary (no fold since): this turn is the first whose request it changes.
+        if (rt.summary?.at === folded.at && rt.summary.firstKeptSeq === folded.firstKeptSeq) turn.send(folded);
+      }
       const fold = folds.get(turn.chatId);
       if (!fold || fold.settled) return emptyUsage;
       if (!mustFold()) {

@@ -43,6 +43,8 @@ export interface LlamaServerOptions {
   readonly endToken?: number;
   /** `-n`: the most tokens an answer may have (a request's own `max_tokens` may lower it). Default: no cap. */
   readonly maxAnswerTokens?: number;
+  /** `-np`: how many requests it serves at once (its slots). Default: the server's own (4 in this build). */
+  readonly slots?: number;
   /** Default {@link projectModelPath}. */
   readonly modelPath?: string;
   /** The model's id in `/v1/models` and `/props`. Default {@link projectModelAlias}. */
@@ -121,6 +123,7 @@ export function llamaServerArgs(options: LlamaServerOptions & { readonly port: n
   ];
   if (options.endToken !== undefined) args.push("--override-kv", `tokenizer.ggml.eos_token_id=int:${options.endToken}`);
   if (options.maxAnswerTokens !== undefined) args.push("-n", String(options.maxAnswerTokens));
+  if (options.slots !== undefined) args.push("-np", String(options.slots));
   return args;
 }
 

@@ -4,6 +4,7 @@ import { runRealChat } from "../../scripts/real-server-run.js";
 import { roundRobinTurns } from "../../scripts/real-server-turns.js";
 import type { BenchSection } from "../section.js";
 import { percent, round } from "../stats.js";
+import { foldAheadOnRealServer } from "./fold-ahead-real.js";
 
 /** The real windows the section runs at. */
 const windows = [512, 2048, 8192] as const;
@@ -76,8 +77,9 @@ export const realServerSection: BenchSection = {
         await server.stop();
       }
     }
+    const foldAhead = await foldAheadOnRealServer(log);
     return {
-      json: { realServer: json },
+      json: { realServer: json, realServerFoldAhead: foldAhead.json },
       tables: [
         {
           title: `A real llama-server: ${turnCount} turns round-robin (English, Chinese, tool output; 150–1,500 characters) per window, createLlamaCpp`,
@@ -103,6 +105,7 @@ export const realServerSection: BenchSection = {
             "summary requests: refused = the server's too-long refusal; repeated = identical to the summary request just before it. answers refused = answer requests the server refused as too long. prompt-cache share = timings.cache_n over cache_n + prompt_n, summed over answered answer requests.",
           ],
         },
+        foldAhead.table,
       ],
     };
   },

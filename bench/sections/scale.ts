@@ -21,6 +21,7 @@ import { startPostgres } from "../../scripts/ensure-postgres.mjs";
 import type { BenchSection } from "../section.js";
 import { median, round } from "../stats.js";
 import type { Table } from "../table.js";
+import { foldAheadFigures } from "./fold-ahead.js";
 
 const paragraph = "The tram climbs from Baixa to Graça, past the cathedral; sit on the right for the view. ";
 
@@ -217,6 +218,7 @@ export const scaleSection: BenchSection = {
   async run({ args, log }) {
     const lengths = [200, 2_000, 10_000];
     const rounds = args.quick ? 3 : 7;
+    const foldAhead = await foldAheadFigures(log, args.quick ? 1 : 5);
     const folder = await mkdtemp(join(tmpdir(), "conch-bench-scale-"));
     log("starting Postgres and PGlite...");
     const server = await startPostgres();
@@ -394,7 +396,11 @@ export const scaleSection: BenchSection = {
           rows: backends.map(({ name }) => [name, ms(warm[name]!), times(warm[name]!, warm.file!)]),
         },
       ];
-      return { json: { scale: { rounds, baseline, cold, paging, imported, warm } }, tables };
+      tables.push(...foldAhead.tables);
+      return {
+        json: { scale: { rounds, baseline, cold, paging, imported, warm, foldAhead: foldAhead.json } },
+        tables,
+      };
     } finally {
       await http.close();
       await pool.end();

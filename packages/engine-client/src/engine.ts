@@ -115,6 +115,11 @@ export interface ContextCapability {
   compact(chatId: string, options?: CompactOptions): Promise<CompactResult>;
   /** How much of the window the next request will use. */
   usage(chatId: string): Promise<ContextUsage>;
+  /**
+   * Stops the chat's fold ahead of the need (one the engine began after a turn, in the background): it changes
+   * nothing, and says `compaction-skipped`. False when none runs. Present on engines that fold ahead.
+   */
+  stopFoldAhead?(chatId: string): boolean;
 }
 
 /**

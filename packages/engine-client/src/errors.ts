@@ -50,12 +50,12 @@ export class EngineClientError extends Error {
 /**
  * Told of a failure that the turn (or the server) survives: a save that did not happen (the log still has every
  * message), a learner that failed (the words are still in the log), a listener that threw (the others and the
- * turn went on), an unexpected error behind a server's 500. `during` says which; `chatId` whose, when known.
+ * turn went on), a fold ahead of the need that failed (nothing changed), an unexpected error behind a server's 500. `during` says which; `chatId` whose, when known.
  */
 export type ErrorHandler = (
   error: unknown,
   context: {
-    readonly during: "listener" | "save" | "learner" | "context-usage" | "request" | "turn";
+    readonly during: "listener" | "save" | "learner" | "context-usage" | "request" | "turn" | "fold-ahead";
     readonly chatId?: string;
   },
 ) => void;

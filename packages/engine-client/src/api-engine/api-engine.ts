@@ -11,6 +11,7 @@ import type { TurnProblem } from "../problems.js";
 import { acceptTurn, createChatCache, type LogPage, saveTranscript } from "./chat-loading.js";
 import { type ChatRuntime, keptFromLog } from "./chat-state.js";
 import { createEngineParts } from "./engine-parts.js";
+import { createFoldsAhead } from "./fold-ahead.js";
 import { applyFold, type FoldContext, planAndFold } from "./fold-step.js";
 import { believableRefusal, fixedCostsProblem, healAfterRefusal, refusedAgainProblem, sayHealed } from "./heal.js";
 import type { ApiEngine, ApiEngineOptions } from "./options.js";
@@ -33,6 +34,33 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
   const runner = createTurnRunner({ emit: events.emit });
   const chats = createChatCache(parts);
   const folds: FoldContext = { parts, chats, queued: runner.queued };
+  const ahead = createFoldsAhead(folds, events.emit, (chatId, apply) => {
+    void runner
+      .queued(chatId, async () => apply(await chats.get(chatId)))
+      .catch((error: unknown) => parts.onError(error, { during: "fold-ahead", chatId }));
+  });
+  const foldAhead = options.foldAhead ?? true;
+
+  /** A turn, then (when it answered) the fold the next turn would need, begun now in the background. */
+  async function runTurnAndFoldAhead(turn: Turn): Promise<EngineEventOf<"turn-end">> {
+    let ended: EngineEventOf<"turn-end">;
+    try {
+      ended = await runTurn(turn);
+    } finally {
+      ahead.leaveTurn(turn.chatId);
+    }
+    if (foldAhead && ended.status === "done") {
+      const { chatId } = turn;
+      // Planned in the chat's queue once the turn is over: the chat takes a new turn at once meanwhile.
+      void runner
+        .queued(chatId, async () => {
+          const rt = await chats.get(chatId);
+          ahead.start(rt, await sizeRequest(parts, rt));
+        })
+        .catch((error: unknown) => parts.onError(error, { during: "fold-ahead", chatId }));
+    }
+    return ended;
+  }
 
   /** One turn, its steps in order: accept, size, fold, then request and stream, healing one refusal. */
   async function runTurn(turn: Turn): Promise<EngineEventOf<"turn-end">> {
@@ -60,6 +88,9 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
       if (signal?.aborted) throw abortReason(signal);
       let size = await sizeRequest(parts, rt);
       if (size.budget.uncapped <= 0) return await problem(await fixedCostsProblem(parts, size, carriedMessage));
+      // A fold begun ahead of this turn: waited for only when this turn must fold, and then used.
+      const aheadUsage = await ahead.joinTurn(turn, rt, () => planFor(rt, size, "auto").fold, signal);
+      tally.usage = addUsage(tally.usage, aheadUsage);
       let { planned, usage: foldUsage } = await planAndFold(folds, rt, size, "auto", signal, send);
       tally.usage = addUsage(tally.usage, foldUsage);
       for (let healedWindow: number | null | undefined; ; ) {
@@ -97,6 +128,8 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
   const context: ContextCapability = {
     async compact(chatId: string, compactOptions: CompactOptions = {}): Promise<CompactResult> {
       const rt = await chats.get(chatId);
+      // Asked for, a fold folds at once: one begun ahead stops, changing nothing.
+      ahead.cancel(chatId);
       return runner.queued(chatId, async () => {
         if (options.handOverCompaction && (await options.handOverCompaction(chatId, compactOptions.keep))) {
           events.emit({ type: "compaction-skipped", chatId, reason: "manual", why: "handed-over" });
@@ -135,6 +168,9 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     },
     async usage(chatId: string): Promise<ContextUsage> {
       return (await measureChat(parts, await chats.get(chatId))).usage;
+    },
+    stopFoldAhead(chatId: string): boolean {
+      return ahead.cancel(chatId);
     },
   };
 
@@ -181,6 +217,6 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     },
 
     subscribe: events.subscribe,
-    sendTurn: (input) => runner.start(input, runTurn),
+    sendTurn: (input) => runner.start(input, runTurnAndFoldAhead),
   };
 }

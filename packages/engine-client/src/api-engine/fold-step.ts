@@ -6,7 +6,7 @@ import type { CompactionReason, EngineEvent, SummaryState } from "../events.js";
 import { problemAfterFold } from "../kit/turn-book.js";
 import { learnBeforeFold } from "../learning/learner.js";
 import { emptyUsage, type Usage } from "../messages.js";
-import { summariseFolded, summaryLeftOutNote } from "../summarise/summariser.js";
+import { type SummariseResult, summariseFolded, summaryLeftOutNote } from "../summarise/summariser.js";
 import type { ChatCache } from "./chat-loading.js";
 import { logBetween, savesTurnsWhole, saveTranscript } from "./chat-loading.js";
 import { type ChatRuntime, keptFromLog } from "./chat-state.js";
@@ -69,6 +69,13 @@ export interface FoldInput {
   readonly withoutSummary?: () => FoldPlan | null;
 }
 
+/** What the summariser gave a fold: its result, and whether the fold's time limit ended it. */
+export interface FoldSummary {
+  readonly result: SummariseResult;
+  readonly timedOut: boolean;
+  readonly limitMs: number;
+}
+
 /**
  * Folds what the plan folds: summarises it (within the fold's time limit), saves the transcript, says so, and
  * lets the learner read the person's words before the fold, alongside. With no summary (no model wrote one, or
@@ -76,9 +83,17 @@ export interface FoldInput {
  * nothing. Throws the AbortError when aborted, leaving the chat as it was.
  */
 export async function applyFold(context: FoldContext, input: FoldInput): Promise<FoldOutcome> {
+  return commitFold(context, input, await summariseFold(context, input));
+}
+
+/**
+ * The first half of a fold, which changes nothing: says `compacting`, and has the summariser write the summary of
+ * what the plan folds, within the fold's time limit (past it, the result is a failure). Throws the AbortError
+ * when aborted, after saying `compaction-skipped`.
+ */
+export async function summariseFold(context: FoldContext, input: FoldInput): Promise<FoldSummary> {
   const { parts } = context;
-  const { rt, size, reason, keep, abortSignal, send } = input;
-  let planned = input.planned;
+  const { rt, size, reason, keep, abortSignal, send, planned } = input;
   send({ type: "compacting", chatId: rt.chatId, reason });
   const limitMs = parts.options.foldTimeLimitMs ?? defaultFoldTimeLimitMs;
   const timeLimit = new AbortController();
@@ -89,9 +104,8 @@ export async function applyFold(context: FoldContext, input: FoldInput): Promise
   // Let it out (to the turn's stream, a server's socket) before the summariser sizes its pieces, which holds the
   // thread for a while on a long fold: the person sees the fold begin, not a silence.
   await new Promise((resolve) => setTimeout(resolve, 0));
-  let result: Awaited<ReturnType<typeof summariseFolded>>;
   try {
-    result = await summariseFolded({
+    const result = await summariseFolded({
       provider: parts.provider,
       chatModel: size.modelId,
       models: await parts.listModels(),
@@ -102,6 +116,7 @@ export async function applyFold(context: FoldContext, input: FoldInput): Promise
       abortSignal: abortSignal ? AbortSignal.any([abortSignal, timeLimit.signal]) : timeLimit.signal,
       onPiece: (piece, pieces) => send({ type: "compacting", chatId: rt.chatId, reason, piece, pieces }),
     });
+    return { result, timedOut: false, limitMs };
   } catch (error) {
     if (!(timeLimit.signal.aborted && !abortSignal?.aborted && isAbortError(error))) {
       // The fold is not applied; say so, so that no "Summarising…" is left standing.
@@ -109,10 +124,27 @@ export async function applyFold(context: FoldContext, input: FoldInput): Promise
       throw error;
     }
     // Past the time limit: as when no model gives a summary.
-    result = { status: "failed", usage: emptyUsage, requests: 0, attempts: [], leftOutCharacters: 0 };
+    const result = { status: "failed", usage: emptyUsage, requests: 0, attempts: [], leftOutCharacters: 0 } as const;
+    return { result, timedOut: true, limitMs };
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The second half of a fold: applies what the summariser gave (see {@link applyFold}). `save` writes the
+ * transcript now even when the store writes turns whole (a fold outside a turn: no answer carries it).
+ */
+export async function commitFold(
+  context: FoldContext,
+  input: FoldInput,
+  summary: FoldSummary,
+  save = false,
+): Promise<FoldOutcome> {
+  const { parts } = context;
+  const { rt, size, reason, send } = input;
+  const { result, timedOut, limitMs } = summary;
+  let planned = input.planned;
   let text = rt.summary?.text ?? "";
   let writer: string | null = rt.summary?.model ?? null;
   let writerName: string | undefined = rt.summary?.modelName;
@@ -121,7 +153,7 @@ export async function applyFold(context: FoldContext, input: FoldInput): Promise
     writer = result.model;
     writerName = (await parts.listModels()).find((candidate) => candidate.id === result.model)?.displayName;
   } else {
-    const why = timeLimit.signal.aborted
+    const why = timedOut
       ? `it took over ${Math.round(limitMs / 1000)} s`
       : result.attempts.map((attempt) => `${attempt.model}: ${attempt.rejection}`).join(", ") || "no model";
     const instead = input.withoutSummary ? input.withoutSummary() : planned;
@@ -146,14 +178,14 @@ export async function applyFold(context: FoldContext, input: FoldInput): Promise
     const note = parts.addNote(rt, "summary-shortened", summaryLeftOutNote(result.leftOutCharacters));
     send({ type: "health-note", chatId: rt.chatId, note });
   }
-  const summary = summaryAfterFold(rt, planned, size, { text, writer, writerName, reason, at: parts.now() });
-  rt.summary = summary;
+  const summaryState = summaryAfterFold(rt, planned, size, { text, writer, writerName, reason, at: parts.now() });
+  rt.summary = summaryState;
   rt.fold = planned.state;
   // The fold answers a standing too-long card: cleared here, so that a reload does not bring it back. A turn's fold
   // is written with its answer when the store writes turns whole (or as the turn ends, if none).
   rt.problem = problemAfterFold(rt.problem);
-  if (reason === "manual" || !savesTurnsWhole(parts)) await saveTranscript(parts, rt, planned.kept);
-  send({ type: "compacted", chatId: rt.chatId, ...summary });
+  if (save || reason === "manual" || !savesTurnsWhole(parts)) await saveTranscript(parts, rt, planned.kept);
+  send({ type: "compacted", chatId: rt.chatId, ...summaryState });
   startLearning(context, rt, planned.firstKeptSeq);
   return { usage: result.usage, applied: true };
 }

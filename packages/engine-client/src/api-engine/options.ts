@@ -41,6 +41,12 @@ export interface ApiEngineOptions {
    * model gives a summary. Default 300,000 (5 minutes).
    */
   readonly foldTimeLimitMs?: number;
+  /**
+   * Fold ahead of the need: after a turn answered, when the next would have to fold (what is kept plus a message
+   * of the chat's usual size passes the budget), fold then, in the background, so that the next turn does not
+   * wait for the summariser (docs/engine.md, "Folding ahead"). Default true.
+   */
+  readonly foldAhead?: boolean;
   /** The clock. Default `Date.now`. */
   readonly now?: () => number;
   /**

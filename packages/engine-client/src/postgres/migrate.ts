@@ -87,6 +87,11 @@ const steps: readonly (readonly string[])[] = [
   [`alter table conch_turn_events add column stored_at timestamptz not null default now()`],
   // A chat's title as the person renamed it; null: the first words of its first message.
   [`alter table conch_chats add column title text`],
+  // A fold ahead of the need holds the chat's lease too, giving way to any other.
+  [
+    `alter table conch_leases drop constraint conch_leases_purpose_check,
+      add constraint conch_leases_purpose_check check (purpose in ('turn', 'compact', 'delete', 'fold'))`,
+  ],
 ];
 
 /** The schema version this code writes and reads. */

@@ -72,6 +72,26 @@ describe.each(backends)("the Postgres running turns on %s", (backend, open) => {
     });
   });
 
+  describe("given a fold ahead holding the chat on one instance", () => {
+    it("should give way to a turn on the other at once, its holder losing the lease; a fold does not take a fold's", async () => {
+      const [a, b] = [instance(), instance()];
+      const chat = key();
+      const folding = (await a.tryAcquire(chat, "fold"))!;
+      await folding.record(delta(chat.chatId, "compacting"));
+      expect(await b.tryAcquire(chat, "fold")).toBeNull();
+      expect((await b.activity(chat)).running).toBe(false);
+      const turn = await b.tryAcquire(chat, "turn");
+      expect(turn).not.toBeNull();
+      expect((await a.activity(chat)).running).toBe(true);
+      await expect(folding.record(delta(chat.chatId, "late"))).rejects.toThrow();
+      expect(folding.abortSignal.aborted).toBe(true);
+      await folding.release();
+      expect((await b.activity(chat)).running).toBe(true);
+      await turn?.release();
+      await b.settled(chat);
+    });
+  });
+
   describe("given a turn recording events on one instance", () => {
     it("should give a follower on the other every event once, stored and live, in order, and resume after a cursor", async () => {
       const [a, b] = [instance(), instance()];

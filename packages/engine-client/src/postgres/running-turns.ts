@@ -102,7 +102,8 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
   async function tryAcquire(key: ChatKey, purpose: LeasePurpose): Promise<ChatLease | null> {
     await checkSchema(db);
     const turnId = randomBytes(9).toString("base64url");
-    // A lease row that expired belongs to nobody: taking it over is how a dead instance's chat comes back.
+    // A lease row that expired belongs to nobody: taking it over is how a dead instance's chat comes back. A fold
+    // ahead's gives way to any other lease: its holder learns it at its next event or renewal.
     // The chat's row may go between the two statements (a lease released on a chat nobody wrote drops it): then
     // there is no lease to refuse, and the row is made again.
     let rows: Record<string, unknown>[] = [];
@@ -137,7 +138,7 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
        on conflict (user_id, chat_id) do update set turn_id = excluded.turn_id, holder = excluded.holder,
          expires_at = excluded.expires_at, purpose = excluded.purpose, start_cursor = excluded.start_cursor,
          turn_seq = null, abort_requested = false
-       where conch_leases.expires_at < now()
+       where conch_leases.expires_at < now() or (conch_leases.purpose = 'fold' and excluded.purpose <> 'fold')
        returning start_cursor, xmax <> 0 as taken_over`,
       [key.userId, key.chatId, turnId, holder, leaseMs, purpose],
     );

@@ -2,6 +2,7 @@ import type { Engine } from "../engine.js";
 import type { ErrorHandler } from "../errors.js";
 import type { ModelInfo } from "../messages.js";
 import { type BoundCounter, type HeldKind, heldBoundRetryAfter } from "./bounds.js";
+import type { FoldsAhead } from "./fold-ahead.js";
 import type { LimitCounter } from "./limits.js";
 import type { EngineHandlerOptions } from "./options.js";
 import { fail } from "./problems.js";
@@ -14,6 +15,8 @@ export interface Context {
   readonly userId: string;
   readonly options: EngineHandlerOptions;
   readonly turns: RunningTurns;
+  /** The folds ahead running in this handler's engines, by chat. */
+  readonly foldsAhead: FoldsAhead;
   readonly limits: LimitCounter;
   /** What the person holds open (turns, streams), against the server's bounds. */
   readonly bounds: BoundCounter;

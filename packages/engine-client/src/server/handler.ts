@@ -3,6 +3,7 @@ import { defaultErrorHandler, EngineClientError, InvalidChatIdError, ProblemResp
 import type { ModelInfo } from "../messages.js";
 import { createBoundCounter, defaultPersonBounds } from "./bounds.js";
 import type { Context, Route } from "./context.js";
+import type { FoldsAhead } from "./fold-ahead.js";
 import { createLimitCounter, type PersonLimits } from "./limits.js";
 import type { EngineHandlerOptions } from "./options.js";
 import { type ProblemAnswer, problem, turnRefusalProblem } from "./problems.js";
@@ -25,6 +26,7 @@ const defaultMaxBodyBytes = 4 * 1024 * 1024;
 export function createEngineHandler(options: EngineHandlerOptions): EngineHandler {
   const basePath = (options.basePath ?? "").replace(/\/+$/, "");
   const turns = options.runningTurns ?? createInProcessRunningTurns();
+  const foldsAhead: FoldsAhead = new Map();
   const bounds = options.bounds === false ? null : { ...defaultPersonBounds, ...options.bounds };
   const held = createBoundCounter(bounds);
   const hostLimits = options.limits;
@@ -88,6 +90,7 @@ export function createEngineHandler(options: EngineHandlerOptions): EngineHandle
         userId: who.userId,
         options,
         turns,
+        foldsAhead,
         limits,
         bounds: held,
         models: () => modelLists.of(who.userId),

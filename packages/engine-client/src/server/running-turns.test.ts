@@ -64,6 +64,25 @@ describe("the in-process running turns", () => {
     });
   });
 
+  describe("given a fold ahead holding the chat", () => {
+    it("should give way to any other lease at once, its holder losing it, but not to another fold", async () => {
+      const turns = createInProcessRunningTurns();
+      const chat = key("folding");
+      for (const purpose of ["turn", "compact", "delete"] as const) {
+        const folding = (await turns.tryAcquire(chat, "fold"))!;
+        expect(await turns.tryAcquire(chat, "fold")).toBeNull();
+        expect((await turns.activity(chat)).running).toBe(false);
+        const taking = (await turns.tryAcquire(chat, purpose))!;
+        expect(taking.purpose).toBe(purpose);
+        expect(folding.abortSignal.aborted).toBe(true);
+        await expect(folding.record(turnEnd(chat.chatId, 0))).rejects.toThrow();
+        await folding.release();
+        expect(await turns.tryAcquire(chat, "turn")).toBeNull();
+        await taking.release();
+      }
+    });
+  });
+
   describe("given a turn that ended", () => {
     it("should keep its events for the resume window and not after, whatever else is asked meanwhile", async () => {
       let now = 1_000_000;

@@ -13,15 +13,21 @@ export interface ChatKey {
 
 export type { NumberedEvent };
 
-/** What a lease is for: a turn (its events become the chat's running turn), a fold on request, a deletion. */
-export type LeasePurpose = "turn" | "compact" | "delete";
+/**
+ * What a lease is for: a turn (its events become the chat's running turn), a fold on request, a deletion, or a
+ * fold ahead of the need (after a turn, in the background), which gives way: any other lease takes it over.
+ */
+export type LeasePurpose = "turn" | "compact" | "delete" | "fold";
 
 /** The right to change one chat; one at a time per chat, across every instance sharing the {@link RunningTurns}. */
 export interface ChatLease {
   readonly purpose: LeasePurpose;
   /** The id just before this lease's first event: a follower from here gets all of them. */
   readonly startCursor: string | null;
-  /** Aborts when {@link RunningTurns.requestAbort} is called for the chat, from any instance. */
+  /**
+   * Aborts when {@link RunningTurns.requestAbort} is called for the chat, from any instance, and when the lease is
+   * lost (taken over: a fold ahead's, by a turn; expired).
+   */
   readonly abortSignal: AbortSignal;
   /** Numbers and keeps the next event, and hands it to every follower. */
   record(event: EngineEvent): Promise<NumberedEvent>;
@@ -62,6 +68,8 @@ interface ChatRecord {
     readonly purpose: LeasePurpose;
     readonly controller: AbortController;
     readonly startCursor: string | null;
+    /** Ends the lease for its holder at once (a fold ahead's, taken over). */
+    readonly revoke: () => void;
   } | null;
   readonly waiting: Array<() => void>;
   /** The running or last turn's events and what followed it. */
@@ -169,7 +177,12 @@ export function createInProcessRunningTurns(options: InProcessRunningTurnsOption
     const controller = new AbortController();
     const base = Math.max(now() * 1000, record.lastId + 1);
     const startCursor = base - 1 > 0 ? String(base - 1) : null;
-    const lease = { purpose, controller, startCursor };
+    const revoke = () => {
+      released = true;
+      if (record.lease === lease) record.lease = null;
+      controller.abort(new DOMException("The chat's lease was taken over", "AbortError"));
+    };
+    const lease = { purpose, controller, startCursor, revoke };
     record.lease = lease;
     record.endedAt = null;
     ended.delete(name);
@@ -210,6 +223,12 @@ export function createInProcessRunningTurns(options: InProcessRunningTurnsOption
     };
   }
 
+  /** Whether a lease for `purpose` can be taken now: none is held, or a fold ahead's, which gives way. */
+  function free(record: ChatRecord, purpose: LeasePurpose): boolean {
+    if (record.lease?.purpose === "fold" && purpose !== "fold") record.lease.revoke();
+    return record.lease === null;
+  }
+
   /** Resolves once `ready` gives something, waiting on the chat's record meanwhile (dropped after, if empty). */
   async function whenReady<T>(
     key: ChatKey,
@@ -233,10 +252,10 @@ export function createInProcessRunningTurns(options: InProcessRunningTurnsOption
     async tryAcquire(key, purpose) {
       const record = recordOf(key, true);
       const name = recordKey(key);
-      return record.lease ? null : take(name, record, purpose);
+      return free(record, purpose) ? take(name, record, purpose) : null;
     },
     acquire(key, purpose, signal) {
-      return whenReady(key, signal, (name, record) => (record.lease ? null : take(name, record, purpose)));
+      return whenReady(key, signal, (name, record) => (free(record, purpose) ? take(name, record, purpose) : null));
     },
     async activity(key) {
       const record = recordOf(key);

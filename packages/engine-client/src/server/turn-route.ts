@@ -1,5 +1,6 @@
 import { readJsonBody } from "./body.js";
 import { type Context, checkModel, engineOf, keyOf, takePlace } from "./context.js";
+import { foldAheadKey, watchFoldAhead } from "./fold-ahead.js";
 import { startLeasedTurn } from "./leased-turn.js";
 import { fail } from "./problems.js";
 import { turnRequestSchema } from "./schemas.js";
@@ -18,7 +19,15 @@ export async function postTurn(context: Context, chatId: string): Promise<Respon
   const wait = context.limits.retryAfter(context.userId);
   if (wait > 0) fail("rate-limited", 429, { retryAfter: wait }, { "retry-after": String(wait) });
   const key = keyOf(context, chatId);
-  const engine = await engineOf(context, model);
+  // A fold ahead of the chat runs in one of this handler's engines: the turn goes there, to use it.
+  const ahead = context.foldsAhead.get(foldAheadKey(key));
+  const aheadModel = (ahead?.engine as { readonly model?: unknown } | undefined)?.model;
+  const sameModel = ahead !== undefined && (model === undefined || model === aheadModel);
+  if (sameModel) ahead.handOver();
+  const engine = sameModel ? ahead.engine : await engineOf(context, model);
+  const watch = watchFoldAhead(context.turns, context.foldsAhead, key, engine, (error) =>
+    context.onError(error, { during: "fold-ahead", chatId }),
+  );
   // Places among what the person holds open, given back when the turn ends and when its stream closes; taken
   // with the chat's lease held, so that an attempt on a busy chat is a 409 and holds nothing.
   let releaseStream: () => void = () => undefined;
@@ -33,14 +42,21 @@ export async function postTurn(context: Context, chatId: string): Promise<Respon
         releaseStream = takePlace(context, "streams");
         releaseTurn = takePlace(context, "turns");
       },
-      onSettled: () => releaseTurn(),
+      onSettled: () => {
+        releaseTurn();
+        watch.turnSettled();
+      },
     });
   } catch (error) {
+    watch.stop();
     releaseTurn();
     releaseStream();
     throw error;
   }
-  if (!lease) return fail("busy", 409);
+  if (!lease) {
+    watch.stop();
+    return fail("busy", 409);
+  }
   context.limits.countTurn(context.userId);
 
   const controller = new AbortController();

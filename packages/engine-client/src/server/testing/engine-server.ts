@@ -14,7 +14,7 @@ import {
 } from "@conch/fake-provider";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { serve } from "srvx";
-import { type ApiEngine, createApiEngine } from "../../api-engine/api-engine.js";
+import { type ApiEngine, type ApiEngineOptions, createApiEngine } from "../../api-engine/api-engine.js";
 import type { ModelInfo } from "../../messages.js";
 import { createProvider } from "../../providers/create-provider.js";
 import type { ChatStore } from "../../transcript/chat-store.js";
@@ -31,6 +31,8 @@ export interface EngineServerOptions {
   readonly model?: string;
   readonly chunkDelayMs?: number;
   readonly handler?: Partial<EngineHandlerOptions>;
+  /** More options of the server's engines (and of `makeEngine`'s). */
+  readonly engine?: Partial<ApiEngineOptions>;
 }
 
 export interface EngineServer {
@@ -102,6 +104,7 @@ export async function startEngineServer(options: EngineServerOptions = {}): Prom
       systemPrompt: "You are a helpful assistant in a long chat.",
       id: "api",
       displayName: "OpenRouter (fake)",
+      ...options.engine,
     });
   const handler = createEngineHandler({
     basePath: "/api/engine",

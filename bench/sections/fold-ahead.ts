@@ -1,0 +1,292 @@
+import {
+  type ChatMessage,
+  type ChatStore,
+  createApiEngine,
+  createMemoryChatStore,
+  type EngineEvent,
+  type ModelInfo,
+  type ProviderAdapter,
+} from "@conch/engine-client";
+import { computeBudget, planFold } from "@conch/engine-client/context";
+import { createEngineHandler } from "@conch/engine-client/server";
+import type { Table } from "../table.js";
+
+// Issue #32, "fold ahead of the need": the first token of the turn after a fold is due, with a summariser of 1 s and
+// 3 s a request, folding in the turn (today) and folding ahead (sent after the background fold ended, and sent at
+// once), in the engine and over the server.
+
+const window = 128_000;
+const paragraph = "The tram climbs from Baixa to Graça, past the cathedral; sit on the right for the view. ";
+
+function messageAt(seq: number): ChatMessage {
+  const text = `${seq}: ${paragraph.repeat(seq % 2 === 0 ? 8 : 24)}`;
+  return { seq, role: seq % 2 === 0 ? "user" : "assistant", parts: [{ type: "text", text }], createdAt: seq };
+}
+
+/** The chat model answers at once; the summariser (`cheap`) takes `summariserMs` a request. */
+function provider(summariserMs: number): ProviderAdapter {
+  const models: ModelInfo[] = [
+    { id: "chat", displayName: "Chat", ready: true, local: false, context: window },
+    { id: "cheap", displayName: "Cheap", ready: true, local: false, context: 128_000 },
+  ];
+  return {
+    provider: "openrouter",
+    local: false,
+    baseURL: "http://in-process.invalid",
+    cheapestModel: "cheap",
+    windows: { get: () => undefined, set: () => undefined } as unknown as ProviderAdapter["windows"],
+    listModels: async () => models,
+    async *streamChat(request) {
+      if (request.model === "cheap") {
+        await new Promise((resolve) => setTimeout(resolve, summariserMs));
+        yield { type: "text-delta", delta: "The person plans a trip to Lisbon and asked about trams." };
+      } else {
+        yield { type: "text-delta", delta: `${paragraph}` };
+        yield { type: "text-delta", delta: paragraph.repeat(23) };
+      }
+      yield { type: "usage", usage: { inputTokens: 1_000, outputTokens: 10, cachedInputTokens: 0 } };
+      yield { type: "finish", reason: "stop" };
+    },
+  } as ProviderAdapter;
+}
+
+/** The longest log whose next turn (a message of the usual size) does not fold, the turn after it does. */
+function dueLength(): number {
+  const budget = computeBudget({ window }).budget;
+  const folds = (length: number) =>
+    planFold({ messages: Array.from({ length: length + 1 }, (_, seq) => messageAt(seq)), budget }).fold;
+  let length = 2;
+  while (!folds(length + 2)) length += 2;
+  return length;
+}
+
+type Mode = "today" | "after" | "at once";
+
+interface Timed {
+  /** The turn with no fold due: ms to its first delta. */
+  readonly noFold: number;
+  /** From that turn's last delta to its turn-end. */
+  readonly previousEnd: number;
+  /** The turn after the fold is due: ms from sending to its first delta (with its wait, sent at once). */
+  readonly next: number;
+  /** How long the background fold took (folding ahead), from the previous turn-end to `compacted`. */
+  readonly fold: number;
+}
+
+/** A turn: ms to the first delta, and from the last delta to turn-end. */
+async function timeTurn(events: AsyncIterable<EngineEvent>): Promise<{ firstDelta: number; tail: number }> {
+  const started = performance.now();
+  let firstDelta = Number.NaN;
+  let lastDelta = 0;
+  let tail = Number.NaN;
+  for await (const event of events) {
+    if (event.type === "text-delta") {
+      if (Number.isNaN(firstDelta)) firstDelta = performance.now() - started;
+      lastDelta = performance.now();
+    }
+    if (event.type === "turn-end") {
+      if (event.status !== "done") throw new Error(`the turn ended ${event.status}`);
+      tail = performance.now() - lastDelta;
+    }
+  }
+  return { firstDelta, tail };
+}
+
+/** The two turns in the engine (one engine, as an app holds it). */
+async function inEngine(summariserMs: number, mode: Mode, length: number): Promise<Timed> {
+  const store = createMemoryChatStore();
+  await store.appendLog(
+    "c",
+    Array.from({ length: length - 2 }, (_, seq) => messageAt(seq)),
+  );
+  const engine = createApiEngine({
+    provider: provider(summariserMs),
+    model: "chat",
+    store,
+    foldAhead: mode !== "today",
+  });
+  // A first turn reads the chat: the two timed turns are warm, as in a chat going on.
+  await timeTurn(engine.sendTurn({ chatId: "c", seq: length - 2, text: textOf(length - 2) }));
+  const folded = foldEnded(engine.subscribe.bind(engine));
+  const previous = await timeTurn(engine.sendTurn({ chatId: "c", seq: length, text: textOf(length) }));
+  const ended = performance.now();
+  if (mode === "after") await folded.promise;
+  const next = await timeTurn(engine.sendTurn({ chatId: "c", seq: length + 2, text: textOf(length + 2) }));
+  return {
+    noFold: previous.firstDelta,
+    previousEnd: previous.tail,
+    next: next.firstDelta,
+    fold: mode === "today" ? Number.NaN : (await folded.promise) - ended,
+  };
+}
+
+/** The two turns over the server in the process, a new engine per request (as `pnpm serve` and the examples). */
+async function overServer(summariserMs: number, mode: Mode, length: number): Promise<Timed> {
+  const store: ChatStore = createMemoryChatStore();
+  await store.appendLog(
+    "c",
+    Array.from({ length: length - 2 }, (_, seq) => messageAt(seq)),
+  );
+  const listeners = new Set<(event: EngineEvent) => void>();
+  const handler = createEngineHandler({
+    engineFor: () => {
+      const engine = createApiEngine({
+        provider: provider(summariserMs),
+        model: "chat",
+        store,
+        foldAhead: mode !== "today",
+      });
+      // The bench hears every engine's background events, to know when the fold ahead ended.
+      engine.subscribe((event) => {
+        for (const listener of listeners) listener(event);
+      });
+      return engine;
+    },
+    authorize: () => ({ userId: "bench" }),
+  });
+  const folded = foldEnded((listener) => {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  });
+  const send = (seq: number) =>
+    handler(
+      new Request("http://127.0.0.1/chats/c/turns", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ seq, text: textOf(seq) }),
+      }),
+    );
+  await timeResponse(send(length - 2));
+  const previous = await timeResponse(send(length));
+  const ended = performance.now();
+  if (mode === "after") await folded.promise;
+  const next = await timeResponse(send(length + 2));
+  return {
+    noFold: previous.firstDelta,
+    previousEnd: previous.tail,
+    next: next.firstDelta,
+    fold: mode === "today" ? Number.NaN : (await folded.promise) - ended,
+  };
+}
+
+/** A turn's event stream over the server: ms to its first delta, and from the last delta to turn-end. */
+async function timeResponse(responding: Promise<Response>): Promise<{ firstDelta: number; tail: number }> {
+  const started = performance.now();
+  const response = await responding;
+  if (!response.ok || !response.body) throw new Error(`the turn was refused: ${response.status}`);
+  let firstDelta = Number.NaN;
+  let lastDelta = 0;
+  let tail = Number.NaN;
+  const decoder = new TextDecoder();
+  let buffered = "";
+  for await (const chunk of response.body) {
+    buffered += decoder.decode(chunk, { stream: true });
+    const frames = buffered.split("\n\n");
+    buffered = frames.pop() ?? "";
+    for (const frame of frames) {
+      const data = frame.split("\n").find((line) => line.startsWith("data:"));
+      if (!data) continue;
+      const event = JSON.parse(data.slice(5)) as EngineEvent;
+      if (event.type === "text-delta") {
+        if (Number.isNaN(firstDelta)) firstDelta = performance.now() - started;
+        lastDelta = performance.now();
+      }
+      if (event.type === "turn-end") tail = performance.now() - lastDelta;
+    }
+  }
+  return { firstDelta, tail };
+}
+
+const textOf = (seq: number) => (messageAt(seq).parts[0] as { text: string }).text;
+
+/** Resolves with the time the first background fold ended (`compacted` or `compaction-skipped`). */
+function foldEnded(subscribe: (listener: (event: EngineEvent) => void) => () => void): { promise: Promise<number> } {
+  let resolve: (at: number) => void = () => undefined;
+  const promise = new Promise<number>((settle) => {
+    resolve = settle;
+  });
+  const stop = subscribe((event) => {
+    if (event.type === "compacted" || event.type === "compaction-skipped") {
+      resolve(performance.now());
+      stop();
+    }
+  });
+  return { promise };
+}
+
+/** The median of each figure over runs. */
+function medianOf(runs: readonly Timed[]): Timed {
+  const middle = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1] as number;
+  return {
+    noFold: middle(runs.map((run) => run.noFold)),
+    previousEnd: middle(runs.map((run) => run.previousEnd)),
+    next: middle(runs.map((run) => run.next)),
+    fold: middle(runs.map((run) => run.fold)),
+  };
+}
+
+/**
+ * The figures of the fold-ahead part of `pnpm bench --only scale`. `rounds` runs of "sent after the fold ended"
+ * (its figure is a few ms: the median of several), one of the others (seconds).
+ */
+export async function foldAheadFigures(
+  log: (message: string) => void,
+  rounds: number,
+): Promise<{ json: unknown; tables: Table[] }> {
+  const length = dueLength();
+  const rows: string[][] = [];
+  const json: Record<string, Record<string, Record<Mode, Timed>>> = {};
+  for (const where of ["engine", "server"] as const) {
+    json[where] = {};
+    for (const summariserMs of [1_000, 3_000]) {
+      const timed = {} as Record<Mode, Timed>;
+      const everyRun: Timed[] = [];
+      for (const mode of ["today", "after", "at once"] as const) {
+        log(`fold ahead: ${where}, summariser ${summariserMs} ms a request, ${mode}...`);
+        const runs: Timed[] = [];
+        for (let round = 0; round < (mode === "after" ? rounds : 1); round++)
+          runs.push(await (where === "engine" ? inEngine : overServer)(summariserMs, mode, length));
+        timed[mode] = medianOf(runs);
+        everyRun.push(...runs);
+      }
+      (json[where] as Record<string, Record<Mode, Timed>>)[String(summariserMs)] = timed;
+      const ms = (value: number) => (Number.isNaN(value) ? "–" : value.toFixed(1));
+      // The turn before, with no fold due, is the same in every run: its median over all of them.
+      const noFold = medianOf(everyRun).noFold;
+      const aheadEnd = medianOf(everyRun.slice(1)).previousEnd;
+      const times = (value: number) => `${(value / noFold).toFixed(2)}×`;
+      rows.push([
+        where,
+        `${summariserMs / 1000} s`,
+        ms(noFold),
+        `${ms(timed.today.next)} (${times(timed.today.next)})`,
+        `${ms(timed.after.next)} (${times(timed.after.next)})`,
+        ms(timed["at once"].next),
+        ms(timed.after.fold),
+        `${ms(timed.today.previousEnd)} / ${ms(aheadEnd)}`,
+      ]);
+    }
+  }
+  return {
+    json: { length, rounds, ...json },
+    tables: [
+      {
+        title: `Fold ahead of the need (#32): the turn after a fold is due, ${window / 1000}K window, a chat of ${length} messages: ms to its first delta`,
+        header: [
+          "where",
+          "summariser a request",
+          "no fold due",
+          "today (folds in the turn)",
+          "ahead, sent after the fold ended",
+          "ahead, sent at once (its wait)",
+          "fold ahead took",
+          "previous turn-end, today / ahead",
+        ],
+        rows,
+        notes: [
+          "The chat model answers at once; × is to the turn before, with no fold due (same chat, warm). 'No fold due' and 'previous turn-end, ahead': the median over every run; 'sent after': over its rounds. 'Sent at once': the next turn goes as the previous turn ends, and waits for the fold (it must fold to fit). 'Previous turn-end': from its last delta. Over the server, each request gets a new engine (as `pnpm serve`).",
+        ],
+      },
+    ],
+  };
+}

@@ -1,0 +1,113 @@
+import type { Engine } from "../engine.js";
+import type { EngineEvent } from "../events.js";
+import type { ChatKey, ChatLease, RunningTurns } from "./running-turns.js";
+
+/** A fold ahead running in one of this handler's engines: the chat's next turn goes to that engine. */
+export interface FoldAheadEntry {
+  readonly engine: Engine;
+  /** A turn of the chat goes to this engine: the lease it takes over is no reason to stop the fold. */
+  handOver(): void;
+}
+
+/** The folds ahead running in this handler's engines, by chat. */
+export type FoldsAhead = Map<string, FoldAheadEntry>;
+
+export const foldAheadKey = (key: ChatKey): string => JSON.stringify([key.userId, key.chatId]);
+
+const foldEvents = new Set<EngineEvent["type"]>(["compacting", "compacted", "compaction-skipped", "health-note"]);
+
+/**
+ * Watches a turn's engine for the fold it may begin ahead of the need once the turn is over. Such a fold is the
+ * chat's, under its lease (purpose `fold`): its events are recorded for `GET …/events`, `POST …/abort` stops it,
+ * and any other lease takes it over (a turn runs at once: no 409). A turn taking it over on this handler goes to
+ * the same engine (see {@link FoldAheadEntry}), which waits for the fold only if it must fold, and uses it;
+ * taken over by anything else (a turn on another instance, a fold on request, a deletion), the fold stops, changing
+ * nothing. Call `turnSettled` once the turn's lease is given up, `stop` when the turn never started.
+ */
+export function watchFoldAhead(
+  turns: RunningTurns,
+  folds: FoldsAhead,
+  key: ChatKey,
+  engine: Engine,
+  onError: (error: unknown) => void,
+): { turnSettled(): void; stop(): void } {
+  const name = foldAheadKey(key);
+  let turnOver = false;
+  let finished = false;
+  let handedOver = false;
+  let lease: ChatLease | null = null;
+  const held: EngineEvent[] = [];
+  const entry: FoldAheadEntry = {
+    engine,
+    handOver() {
+      handedOver = true;
+    },
+  };
+
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    unsubscribe();
+    if (folds.get(name) === entry) folds.delete(name);
+    const holding = lease;
+    lease = null;
+    void holding?.release().catch(onError);
+  };
+
+  const record = (event: EngineEvent) => {
+    if (lease) void lease.record(event).catch(() => undefined);
+    if (event.type === "compacted" || event.type === "compaction-skipped") finish();
+  };
+
+  const unsubscribe = engine.subscribe((event) => {
+    if (finished || event.chatId !== key.chatId) return;
+    if (!turnOver) {
+      // The turn's own events are its lease's; the fold's come after its end.
+      if (event.type === "turn-end") turnOver = true;
+      return;
+    }
+    // Another turn of this engine began on the chat: that turn's own watch takes over.
+    if (event.type === "turn-start") return finish();
+    if (!foldEvents.has(event.type)) return;
+    if (lease) record(event);
+    else held.push(event);
+  });
+
+  async function holdTheChat(): Promise<void> {
+    const taken = await turns.tryAcquire(key, "fold");
+    if (finished) {
+      await taken?.release();
+      return;
+    }
+    // Another took the chat meanwhile (a turn, on this instance or another): the fold is not this handler's to hold.
+    if (!taken) return finish();
+    lease = taken;
+    folds.set(name, entry);
+    taken.abortSignal.addEventListener(
+      "abort",
+      () => {
+        // Stopped, or taken over by anything but a turn sent to this engine: the fold would be of no use.
+        if (!handedOver) engine.capabilities.context?.stopFoldAhead?.(key.chatId);
+        finish();
+      },
+      { once: true },
+    );
+    for (const event of held.splice(0)) record(event);
+  }
+
+  return {
+    /** The turn never started (refused): nothing to watch. */
+    stop: finish,
+    turnSettled() {
+      // The engine plans its fold ahead just after the turn, in the chat's queue: by the next task it has begun.
+      setTimeout(() => {
+        if (finished) return;
+        if (held.length === 0) return finish();
+        holdTheChat().catch((error: unknown) => {
+          onError(error);
+          finish();
+        });
+      }, 0);
+    },
+  };
+}

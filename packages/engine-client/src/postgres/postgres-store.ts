@@ -18,6 +18,7 @@ import {
   encodeTranscript,
   type TranscriptFile,
 } from "../transcript/transcript-file.js";
+import { fairEmbedded } from "./fair-embedded.js";
 import { checkSchema } from "./migrate.js";
 import { inTransaction, isEmbedded, type SqlDatabase, type SqlQueryable } from "./sql.js";
 
@@ -59,12 +60,14 @@ const uniqueViolation = "23505";
  * one store object also run one after another per chat, in call order, as every store's do.
  */
 export function createPostgresChatStore(options: PostgresChatStoreOptions): PostgresChatStore {
-  const { db } = options;
+  const given = options.db;
+  // On PGlite, statements take their turn in one line per database (fair-embedded.ts).
+  const db = isEmbedded(given) ? fairEmbedded(given) : given;
   const userId = options.userId ?? "local";
   const queue = createChatQueue();
   const run = <T>(chatId: string, task: () => Promise<T>): Promise<T> =>
     queue.run(chatId, async () => {
-      await checkSchema(db);
+      await checkSchema(given);
       return task();
     });
   const where = (table: string, chatId: string) => `postgres://${table}/${encodeURIComponent(userId)}/${chatId}`;
@@ -240,7 +243,7 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
   }
 
   return {
-    db,
+    db: given,
     userId,
 
     async readLog(chatId) {
@@ -314,7 +317,7 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
     },
 
     async listChats(list = {}) {
-      await checkSchema(db);
+      await checkSchema(given);
       const { rows } = await db.query(
         `select chat_id, extract(epoch from created_at)::float8 * 1000 as created,
            extract(epoch from updated_at)::float8 * 1000 as updated

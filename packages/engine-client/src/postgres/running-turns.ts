@@ -10,7 +10,8 @@ import type {
   RunningTurns,
 } from "../server/running-turns.js";
 import { checkSchema } from "./migrate.js";
-import { listenTo, type NotifyChannel, type SqlDatabase } from "./sql.js";
+import { fairEmbedded } from "./fair-embedded.js";
+import { isEmbedded, listenTo, type NotifyChannel, type SqlDatabase } from "./sql.js";
 
 /** Options of {@link createPostgresRunningTurns}. */
 export interface PostgresRunningTurnsOptions {
@@ -51,7 +52,9 @@ type Wake = () => void;
  * requests at once; each of them is also polled, so a lost notification only delays.
  */
 export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions): PostgresRunningTurns {
-  const { db } = options;
+  const given = options.db;
+  // On PGlite, statements take their turn in one line per database (fair-embedded.ts).
+  const db = isEmbedded(given) ? fairEmbedded(given) : given;
   const leaseMs = options.leaseMs ?? 10_000;
   const pollMs = options.pollMs ?? 1000;
   const keepEndedMs = options.keepEndedMs ?? 60_000;
@@ -100,7 +103,7 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
   }
 
   async function tryAcquire(key: ChatKey, purpose: LeasePurpose): Promise<ChatLease | null> {
-    await checkSchema(db);
+    await checkSchema(given);
     const turnId = randomBytes(9).toString("base64url");
     // A lease row that expired belongs to nobody: taking it over is how a dead instance's chat comes back.
     // The chat's row may go between the two statements (a lease released on a chat nobody wrote drops it): then
@@ -273,7 +276,7 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
     },
 
     async activity(key): Promise<ChatActivity> {
-      await checkSchema(db);
+      await checkSchema(given);
       const { rows } = await db.query(
         `select c.next_event_id - 1 as latest, l.purpose, l.start_cursor, l.turn_seq
          from conch_chats c
@@ -296,7 +299,7 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
     },
 
     async requestAbort(key) {
-      await checkSchema(db);
+      await checkSchema(given);
       const { rows } = await db.query(
         `update conch_leases set abort_requested = true
          where user_id = $1 and chat_id = $2 and expires_at >= now() and purpose <> 'delete'
@@ -327,7 +330,7 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
   };
 
   async function* follow(key: ChatKey, after: string | null, signal: AbortSignal): AsyncGenerator<NumberedEvent> {
-    await checkSchema(db);
+    await checkSchema(given);
     await listen();
     let last = after !== null && /^\d+$/.test(after) ? after : await latestTurnStart(key);
     const keyName = name(key);

@@ -9,8 +9,8 @@ import type {
   NumberedEvent,
   RunningTurns,
 } from "../server/running-turns.js";
-import { checkSchema } from "./migrate.js";
 import { fairEmbedded } from "./fair-embedded.js";
+import { checkSchema } from "./migrate.js";
 import { isEmbedded, listenTo, type NotifyChannel, type SqlDatabase } from "./sql.js";
 
 /** Options of {@link createPostgresRunningTurns}. */
@@ -69,10 +69,13 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
     for (const callback of wakers.get(keyName) ?? []) callback();
   };
   const onNotify = (payload: string) => wake(payload);
+  /** Leases being taken here, by turn id: their row is in, their abort can come before `hold` has them. */
+  const acquiring = new Map<string, AbortController>();
   const onAbortNotify = (payload: string) => {
     const [keyName, turnId] = JSON.parse(payload) as [string, string];
     const lease = leases.get(keyName);
-    if (lease?.turnId === turnId) lease.controller.abort(new DOMException("The turn was stopped", "AbortError"));
+    const controller = lease?.turnId === turnId ? lease.controller : acquiring.get(turnId);
+    controller?.abort(new DOMException("The turn was stopped", "AbortError"));
   };
 
   function listen(): Promise<unknown> {
@@ -105,6 +108,23 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
   async function tryAcquire(key: ChatKey, purpose: LeasePurpose): Promise<ChatLease | null> {
     await checkSchema(given);
     const turnId = randomBytes(9).toString("base64url");
+    // An abort asked for between the lease row and `hold` (the statements between wait their turn under load)
+    // stops the turn from its start, instead of waiting for the next renewal to read it.
+    const controller = new AbortController();
+    acquiring.set(turnId, controller);
+    try {
+      return await takeLease(key, purpose, turnId, controller);
+    } finally {
+      acquiring.delete(turnId);
+    }
+  }
+
+  async function takeLease(
+    key: ChatKey,
+    purpose: LeasePurpose,
+    turnId: string,
+    controller: AbortController,
+  ): Promise<ChatLease | null> {
     // A lease row that expired belongs to nobody: taking it over is how a dead instance's chat comes back.
     // The chat's row may go between the two statements (a lease released on a chat nobody wrote drops it): then
     // there is no lease to refuse, and the row is made again.
@@ -129,7 +149,7 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
       );
     }
     // "0" rather than null for a chat's first turn: null is "the latest turn", which may already be the next one.
-    return hold(key, purpose, turnId, String(rows[0]?.start_cursor ?? 0));
+    return hold(key, purpose, turnId, String(rows[0]?.start_cursor ?? 0), controller);
   }
 
   function leaseRow(key: ChatKey, purpose: LeasePurpose, turnId: string) {
@@ -146,9 +166,14 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
     );
   }
 
-  function hold(key: ChatKey, purpose: LeasePurpose, turnId: string, startCursor: string | null): ChatLease {
+  function hold(
+    key: ChatKey,
+    purpose: LeasePurpose,
+    turnId: string,
+    startCursor: string | null,
+    controller: AbortController,
+  ): ChatLease {
     const keyName = name(key);
-    const controller = new AbortController();
     leases.set(keyName, { turnId, controller });
     const lose = (why: string) => {
       if (!controller.signal.aborted) controller.abort(new DOMException(why, "AbortError"));

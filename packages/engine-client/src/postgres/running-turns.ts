@@ -60,6 +60,8 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
   const keepEndedMs = options.keepEndedMs ?? 60_000;
   const holder = options.holder ?? `${process.pid}-${randomBytes(4).toString("hex")}`;
   const wakers = new Map<string, Set<Wake>>();
+  /** Followers in this instance, by chat: the events this instance stores reach them without a read. */
+  const localFollowers = new Map<string, Set<(numbered: NumberedEvent) => void>>();
   const leases = new Map<string, { readonly turnId: string; readonly controller: AbortController }>();
   const renewals = new Set<ReturnType<typeof setInterval>>();
   let listening: Promise<Array<() => Promise<void>>> | undefined;
@@ -225,8 +227,10 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
         lose("The chat's lease was lost: it expired and another instance took it");
         throw new ChatLeaseEndedError(key.chatId, "lost");
       }
+      const numbered = { id, event };
+      for (const follower of localFollowers.get(keyName) ?? []) follower(numbered);
       wake(keyName);
-      return { id, event };
+      return numbered;
     };
 
     return {
@@ -357,22 +361,50 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
   async function* follow(key: ChatKey, after: string | null, signal: AbortSignal): AsyncGenerator<NumberedEvent> {
     await checkSchema(given);
     await listen();
-    let last = after !== null && /^\d+$/.test(after) ? after : await latestTurnStart(key);
     const keyName = name(key);
-    while (!signal.aborted) {
-      // Asked for before reading, so an event stored in between wakes the next wait instead of being missed.
-      const woken = nextWake(keyName, signal);
-      const { rows } = await db.query(
-        `select event_id::text as id, event from conch_turn_events
-         where user_id = $1 and chat_id = $2 and event_id > $3::bigint order by event_id`,
-        [key.userId, key.chatId, last],
-      );
-      for (const row of rows) {
-        if (signal.aborted) return;
-        last = String(row.id);
-        yield { id: last, event: JSON.parse(String(row.event)) as EngineEvent };
+    // What this instance stores for the chat comes here as it is stored (the fan-out without a read per event);
+    // the database is read for the rest: the catch-up, and events another instance stored.
+    const pushed: NumberedEvent[] = [];
+    const onStored = (numbered: NumberedEvent) => pushed.push(numbered);
+    const followers = localFollowers.get(keyName) ?? new Set();
+    localFollowers.set(keyName, followers);
+    followers.add(onStored);
+    try {
+      let last = after !== null && /^\d+$/.test(after) ? after : await latestTurnStart(key);
+      let read = true;
+      while (!signal.aborted) {
+        // Ids of a chat go up by one: an event pushed right after the last one given needs no read.
+        while (pushed.length > 0 && BigInt(pushed[0]!.id) <= BigInt(last)) pushed.shift();
+        const next = pushed[0];
+        if (!read && next && BigInt(next.id) === BigInt(last) + 1n) {
+          pushed.shift();
+          last = next.id;
+          yield next;
+          continue;
+        }
+        // Asked for before reading, so an event stored in between wakes the next wait instead of being missed.
+        const woken = nextWake(keyName, signal);
+        if (read || next) {
+          const { rows } = await db.query(
+            `select event_id::text as id, event from conch_turn_events
+             where user_id = $1 and chat_id = $2 and event_id > $3::bigint order by event_id`,
+            [key.userId, key.chatId, last],
+          );
+          read = false;
+          for (const row of rows) {
+            if (signal.aborted) return;
+            last = String(row.id);
+            yield { id: last, event: JSON.parse(String(row.event)) as EngineEvent };
+          }
+          if (rows.length > 0) continue;
+        }
+        await woken;
+        // A wake with nothing pushed came from elsewhere (another instance's NOTIFY, a release, the poll): read.
+        if (pushed.length === 0) read = true;
       }
-      await woken;
+    } finally {
+      followers.delete(onStored);
+      if (followers.size === 0 && localFollowers.get(keyName) === followers) localFollowers.delete(keyName);
     }
   }
 }

@@ -21,6 +21,7 @@ import { startPostgres } from "../../scripts/ensure-postgres.mjs";
 import type { BenchSection } from "../section.js";
 import { median, round } from "../stats.js";
 import type { Table } from "../table.js";
+import { loadLevels, loadTable } from "./scale-load.js";
 
 const paragraph = "The tram climbs from Baixa to Graça, past the cathedral; sit on the right for the view. ";
 
@@ -299,6 +300,15 @@ export const scaleSection: BenchSection = {
           endCpu: median(runs.map((run) => run.endCpu)),
         };
       }
+      log("turns under load...");
+      const load = await loadLevels({
+        pglite,
+        postgresUrl: server.url,
+        quick: args.quick,
+        log,
+        provider: zeroLatencyProvider(128_000),
+        seed: writeChat,
+      });
       const ms = (value: number) => value.toFixed(1);
       const times = (value: number, base: number) => `${round(value / base, 2)}×`;
       const tables: Table[] = [
@@ -394,7 +404,8 @@ export const scaleSection: BenchSection = {
           rows: backends.map(({ name }) => [name, ms(warm[name]!), times(warm[name]!, warm.file!)]),
         },
       ];
-      return { json: { scale: { rounds, baseline, cold, paging, imported, warm } }, tables };
+      tables.push(loadTable(load));
+      return { json: { scale: { rounds, baseline, cold, paging, imported, warm, load } }, tables };
     } finally {
       await http.close();
       await pool.end();

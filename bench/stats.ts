@@ -23,3 +23,11 @@ export function percent(share: number, decimals = 1): string {
 export function grouped(value: number): string {
   return Math.round(value).toLocaleString("en-US");
 }
+
+/** The `share` percentile (0.95 for p95) by the nearest rank; NaN when empty. */
+export function percentile(values: readonly number[], share: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil(share * sorted.length)));
+  return sorted[rank - 1] as number;
+}

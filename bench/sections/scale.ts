@@ -22,6 +22,7 @@ import type { BenchSection } from "../section.js";
 import { median, round } from "../stats.js";
 import type { Table } from "../table.js";
 import { foldAheadFigures } from "./fold-ahead.js";
+import { loadLevels, loadTable } from "./scale-load.js";
 
 const paragraph = "The tram climbs from Baixa to Graça, past the cathedral; sit on the right for the view. ";
 
@@ -301,6 +302,15 @@ export const scaleSection: BenchSection = {
           endCpu: median(runs.map((run) => run.endCpu)),
         };
       }
+      log("turns under load...");
+      const load = await loadLevels({
+        pglite,
+        postgresUrl: server.url,
+        quick: args.quick,
+        log,
+        provider: zeroLatencyProvider(128_000),
+        seed: writeChat,
+      });
       const ms = (value: number) => value.toFixed(1);
       const times = (value: number, base: number) => `${round(value / base, 2)}×`;
       const tables: Table[] = [
@@ -396,9 +406,9 @@ export const scaleSection: BenchSection = {
           rows: backends.map(({ name }) => [name, ms(warm[name]!), times(warm[name]!, warm.file!)]),
         },
       ];
-      tables.push(...foldAhead.tables);
+      tables.push(loadTable(load), ...foldAhead.tables);
       return {
-        json: { scale: { rounds, baseline, cold, paging, imported, warm, foldAhead: foldAhead.json } },
+        json: { scale: { rounds, baseline, cold, paging, imported, warm, load, foldAhead: foldAhead.json } },
         tables,
       };
     } finally {

@@ -20,8 +20,9 @@ import {
   type TranscriptFile,
 } from "../transcript/transcript-file.js";
 import { postgresChatDirectory } from "./chat-directory.js";
+import { fairEmbedded } from "./fair-embedded.js";
 import { checkSchema } from "./migrate.js";
-import { inTransaction, isEmbedded, type SqlDatabase, type SqlQueryable } from "./sql.js";
+import { inTransaction, isEmbedded, type SqlDatabase } from "./sql.js";
 
 /** Options of {@link createPostgresChatStore}. */
 export interface PostgresChatStoreOptions {
@@ -63,12 +64,14 @@ const uniqueViolation = "23505";
  * one store object also run one after another per chat, in call order, as every store's do.
  */
 export function createPostgresChatStore(options: PostgresChatStoreOptions): PostgresChatStore {
-  const { db } = options;
+  const given = options.db;
+  // On PGlite, statements take their turn in one line per database (fair-embedded.ts).
+  const db = isEmbedded(given) ? fairEmbedded(given) : given;
   const userId = options.userId ?? "local";
   const queue = createChatQueue();
   const run = <T>(chatId: string, task: () => Promise<T>): Promise<T> =>
     queue.run(chatId, async () => {
-      await checkSchema(db);
+      await checkSchema(given);
       return task();
     });
   const where = (table: string, chatId: string) => `postgres://${table}/${encodeURIComponent(userId)}/${chatId}`;
@@ -182,15 +185,24 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
 
   /**
    * One statement: the chat's row upserted (and so locked until the end of the transaction), the next seq read,
-   * the messages inserted only if they start there. Two writers racing on one seq: the primary key refuses the
-   * second, which is then a TurnSequenceError like any stale seq.
+   * the messages inserted only if they start there, and, with `file`, the transcript replaced only if they were:
+   * a turn's answer and transcript together or neither, with no transaction around them (one statement is one).
+   * Two writers racing on one seq: the primary key refuses the second, which is then a TurnSequenceError like any
+   * stale seq.
    */
-  async function append(tx: SqlQueryable, chatId: string, messages: readonly ChatMessage[]): Promise<void> {
-    if (messages.length === 0) return;
+  async function append(
+    chatId: string,
+    messages: readonly ChatMessage[],
+    file?: { readonly file: TranscriptFile; readonly json: string },
+  ): Promise<void> {
     const first = messages[0]!.seq;
+    // The transcript's columns take $7 on; its row goes in only when every message did.
+    const transcript = file
+      ? `, transcript as (${transcriptUpsert(7, "chat where (select count(*) from added) = cardinality($3::integer[])")})`
+      : "";
     let rows: Record<string, unknown>[];
     try {
-      ({ rows } = await tx.query(
+      ({ rows } = await db.query(
         `with chat as (
            insert into conch_chats (user_id, chat_id) values ($1, $2)
            on conflict (user_id, chat_id) do update set updated_at = now() returning 1
@@ -202,7 +214,7 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
            from unnest($3::integer[], $4::text[], $5::text[]) as t(seq, role, message), next
            where next.seq = $6 and exists (select 1 from chat)
            returning 1
-         )
+         )${transcript}
          select (select seq from next) as next, (select count(*) from added)::integer as added`,
         [
           userId,
@@ -211,6 +223,7 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
           messages.map((message) => message.role),
           messages.map((message) => JSON.stringify(message)),
           first,
+          ...(file ? transcriptValues(file.file, file.json) : []),
         ],
       ));
     } catch (error) {
@@ -224,36 +237,46 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
     }
   }
 
-  async function putTranscript(tx: SqlQueryable, chatId: string, file: TranscriptFile, json: string): Promise<void> {
+  /** The transcript's row, its columns from parameter `$at` on ({@link transcriptValues}), selected `from`. */
+  function transcriptUpsert(at: number, from: string): string {
+    const values = Array.from({ length: 7 }, (_, index) => `$${at + index}`);
+    values[2] = `${values[2]}::integer[]`;
+    return `insert into conch_transcripts (user_id, chat_id, body, bytes, kept_seqs, summary, factor, read_until, health)
+       select $1, $2, ${values.join(", ")} from ${from}
+       on conflict (user_id, chat_id) do update set body = excluded.body, bytes = excluded.bytes,
+         kept_seqs = excluded.kept_seqs, summary = excluded.summary, factor = excluded.factor,
+         read_until = excluded.read_until, health = excluded.health, written_at = now()
+       returning 1`;
+  }
+
+  function transcriptValues(file: TranscriptFile, json: string): unknown[] {
     const readUntil = file.readUntil;
+    return [
+      json,
+      utf8Length(json),
+      file.seqs === undefined ? null : [...file.seqs],
+      file.summary === undefined ? null : JSON.stringify(file.summary),
+      file.factor ?? null,
+      Number.isSafeInteger(readUntil) ? readUntil : null,
+      file.health === undefined ? null : JSON.stringify(file.health),
+    ];
+  }
+
+  async function putTranscript(chatId: string, file: TranscriptFile, json: string): Promise<void> {
     // The chat's row in the same statement: its foreign key is checked at the statement's end.
-    await tx.query(
+    await db.query(
       `with chat as (
          insert into conch_chats (user_id, chat_id) values ($1, $2)
          on conflict (user_id, chat_id) do update set updated_at = now() returning 1
        )
-       insert into conch_transcripts (user_id, chat_id, body, bytes, kept_seqs, summary, factor, read_until, health)
-       select $1, $2, $3, $4, $5::integer[], $6, $7, $8, $9 from chat
-       on conflict (user_id, chat_id) do update set body = excluded.body, bytes = excluded.bytes,
-         kept_seqs = excluded.kept_seqs, summary = excluded.summary, factor = excluded.factor,
-         read_until = excluded.read_until, health = excluded.health, written_at = now()`,
-      [
-        userId,
-        chatId,
-        json,
-        utf8Length(json),
-        file.seqs === undefined ? null : [...file.seqs],
-        file.summary === undefined ? null : JSON.stringify(file.summary),
-        file.factor ?? null,
-        Number.isSafeInteger(readUntil) ? readUntil : null,
-        file.health === undefined ? null : JSON.stringify(file.health),
-      ],
+       ${transcriptUpsert(3, "chat")}`,
+      [userId, chatId, ...transcriptValues(file, json)],
     );
   }
 
   store = {
     directory,
-    db,
+    db: given,
     userId,
 
     async readLog(chatId) {
@@ -275,7 +298,9 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
       assertSafeChatId(chatId);
       const checked = checkLogMessages(chatId, messages);
       if (checked.length > 0) checkLogSequence(chatId, checked[0]!.seq, checked);
-      return run(chatId, () => append(db, chatId, checked));
+      return run(chatId, async () => {
+        if (checked.length > 0) await append(chatId, checked);
+      });
     },
 
     async readTranscript(chatId, options) {
@@ -299,7 +324,7 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
     async writeTranscript(chatId, file) {
       assertSafeChatId(chatId);
       const json = encodeTranscript(chatId, file);
-      return run(chatId, () => putTranscript(db, chatId, file, json));
+      return run(chatId, () => putTranscript(chatId, file, json));
     },
 
     async writeTurn(chatId, messages, file) {
@@ -308,10 +333,7 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
       if (checked.length > 0) checkLogSequence(chatId, checked[0]!.seq, checked);
       const json = encodeTranscript(chatId, file);
       return run(chatId, () =>
-        inTransaction(db, async (tx) => {
-          await append(tx, chatId, checked);
-          await putTranscript(tx, chatId, file, json);
-        }),
+        checked.length > 0 ? append(chatId, checked, { file, json }) : putTranscript(chatId, file, json),
       );
     },
 
@@ -327,7 +349,7 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
     },
 
     async listChats(list = {}) {
-      await checkSchema(db);
+      await checkSchema(given);
       const { rows } = await db.query(
         `select chat_id, extract(epoch from created_at)::float8 * 1000 as created,
            extract(epoch from updated_at)::float8 * 1000 as updated

@@ -9,8 +9,9 @@ import type {
   NumberedEvent,
   RunningTurns,
 } from "../server/running-turns.js";
+import { fairEmbedded } from "./fair-embedded.js";
 import { checkSchema } from "./migrate.js";
-import { listenTo, type NotifyChannel, type SqlDatabase } from "./sql.js";
+import { isEmbedded, listenTo, type NotifyChannel, type SqlDatabase } from "./sql.js";
 
 /** Options of {@link createPostgresRunningTurns}. */
 export interface PostgresRunningTurnsOptions {
@@ -51,12 +52,16 @@ type Wake = () => void;
  * requests at once; each of them is also polled, so a lost notification only delays.
  */
 export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions): PostgresRunningTurns {
-  const { db } = options;
+  const given = options.db;
+  // On PGlite, statements take their turn in one line per database (fair-embedded.ts).
+  const db = isEmbedded(given) ? fairEmbedded(given) : given;
   const leaseMs = options.leaseMs ?? 10_000;
   const pollMs = options.pollMs ?? 1000;
   const keepEndedMs = options.keepEndedMs ?? 60_000;
   const holder = options.holder ?? `${process.pid}-${randomBytes(4).toString("hex")}`;
   const wakers = new Map<string, Set<Wake>>();
+  /** Followers in this instance, by chat: the events this instance stores reach them without a read. */
+  const localFollowers = new Map<string, Set<(numbered: NumberedEvent) => void>>();
   const leases = new Map<string, { readonly turnId: string; readonly controller: AbortController }>();
   const renewals = new Set<ReturnType<typeof setInterval>>();
   let listening: Promise<Array<() => Promise<void>>> | undefined;
@@ -66,10 +71,13 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
     for (const callback of wakers.get(keyName) ?? []) callback();
   };
   const onNotify = (payload: string) => wake(payload);
+  /** Leases being taken here, by turn id: their row is in, their abort can come before `hold` has them. */
+  const acquiring = new Map<string, AbortController>();
   const onAbortNotify = (payload: string) => {
     const [keyName, turnId] = JSON.parse(payload) as [string, string];
     const lease = leases.get(keyName);
-    if (lease?.turnId === turnId) lease.controller.abort(new DOMException("The turn was stopped", "AbortError"));
+    const controller = lease?.turnId === turnId ? lease.controller : acquiring.get(turnId);
+    controller?.abort(new DOMException("The turn was stopped", "AbortError"));
   };
 
   function listen(): Promise<unknown> {
@@ -100,8 +108,25 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
   }
 
   async function tryAcquire(key: ChatKey, purpose: LeasePurpose): Promise<ChatLease | null> {
-    await checkSchema(db);
+    await checkSchema(given);
     const turnId = randomBytes(9).toString("base64url");
+    // An abort asked for between the lease row and `hold` (the statements between wait their turn under load)
+    // stops the turn from its start, instead of waiting for the next renewal to read it.
+    const controller = new AbortController();
+    acquiring.set(turnId, controller);
+    try {
+      return await takeLease(key, purpose, turnId, controller);
+    } finally {
+      acquiring.delete(turnId);
+    }
+  }
+
+  async function takeLease(
+    key: ChatKey,
+    purpose: LeasePurpose,
+    turnId: string,
+    controller: AbortController,
+  ): Promise<ChatLease | null> {
     // A lease row that expired belongs to nobody: taking it over is how a dead instance's chat comes back. A fold
     // ahead's gives way to any other lease: its holder learns it at its next event or renewal.
     // The chat's row may go between the two statements (a lease released on a chat nobody wrote drops it): then
@@ -127,7 +152,7 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
       );
     }
     // "0" rather than null for a chat's first turn: null is "the latest turn", which may already be the next one.
-    return hold(key, purpose, turnId, String(rows[0]?.start_cursor ?? 0));
+    return hold(key, purpose, turnId, String(rows[0]?.start_cursor ?? 0), controller);
   }
 
   function leaseRow(key: ChatKey, purpose: LeasePurpose, turnId: string) {
@@ -144,9 +169,14 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
     );
   }
 
-  function hold(key: ChatKey, purpose: LeasePurpose, turnId: string, startCursor: string | null): ChatLease {
+  function hold(
+    key: ChatKey,
+    purpose: LeasePurpose,
+    turnId: string,
+    startCursor: string | null,
+    controller: AbortController,
+  ): ChatLease {
     const keyName = name(key);
-    const controller = new AbortController();
     leases.set(keyName, { turnId, controller });
     const lose = (why: string) => {
       if (!controller.signal.aborted) controller.abort(new DOMException(why, "AbortError"));
@@ -198,8 +228,10 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
         lose("The chat's lease was lost: it expired and another instance took it");
         throw new ChatLeaseEndedError(key.chatId, "lost");
       }
+      const numbered = { id, event };
+      for (const follower of localFollowers.get(keyName) ?? []) follower(numbered);
       wake(keyName);
-      return { id, event };
+      return numbered;
     };
 
     return {
@@ -274,7 +306,7 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
     },
 
     async activity(key): Promise<ChatActivity> {
-      await checkSchema(db);
+      await checkSchema(given);
       const { rows } = await db.query(
         `select c.next_event_id - 1 as latest, l.purpose, l.start_cursor, l.turn_seq
          from conch_chats c
@@ -297,7 +329,7 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
     },
 
     async requestAbort(key) {
-      await checkSchema(db);
+      await checkSchema(given);
       const { rows } = await db.query(
         `update conch_leases set abort_requested = true
          where user_id = $1 and chat_id = $2 and expires_at >= now() and purpose <> 'delete'
@@ -328,24 +360,52 @@ export function createPostgresRunningTurns(options: PostgresRunningTurnsOptions)
   };
 
   async function* follow(key: ChatKey, after: string | null, signal: AbortSignal): AsyncGenerator<NumberedEvent> {
-    await checkSchema(db);
+    await checkSchema(given);
     await listen();
-    let last = after !== null && /^\d+$/.test(after) ? after : await latestTurnStart(key);
     const keyName = name(key);
-    while (!signal.aborted) {
-      // Asked for before reading, so an event stored in between wakes the next wait instead of being missed.
-      const woken = nextWake(keyName, signal);
-      const { rows } = await db.query(
-        `select event_id::text as id, event from conch_turn_events
-         where user_id = $1 and chat_id = $2 and event_id > $3::bigint order by event_id`,
-        [key.userId, key.chatId, last],
-      );
-      for (const row of rows) {
-        if (signal.aborted) return;
-        last = String(row.id);
-        yield { id: last, event: JSON.parse(String(row.event)) as EngineEvent };
+    // What this instance stores for the chat comes here as it is stored (the fan-out without a read per event);
+    // the database is read for the rest: the catch-up, and events another instance stored.
+    const pushed: NumberedEvent[] = [];
+    const onStored = (numbered: NumberedEvent) => pushed.push(numbered);
+    const followers = localFollowers.get(keyName) ?? new Set();
+    localFollowers.set(keyName, followers);
+    followers.add(onStored);
+    try {
+      let last = after !== null && /^\d+$/.test(after) ? after : await latestTurnStart(key);
+      let read = true;
+      while (!signal.aborted) {
+        // Ids of a chat go up by one: an event pushed right after the last one given needs no read.
+        while (pushed.length > 0 && BigInt(pushed[0]!.id) <= BigInt(last)) pushed.shift();
+        const next = pushed[0];
+        if (!read && next && BigInt(next.id) === BigInt(last) + 1n) {
+          pushed.shift();
+          last = next.id;
+          yield next;
+          continue;
+        }
+        // Asked for before reading, so an event stored in between wakes the next wait instead of being missed.
+        const woken = nextWake(keyName, signal);
+        if (read || next) {
+          const { rows } = await db.query(
+            `select event_id::text as id, event from conch_turn_events
+             where user_id = $1 and chat_id = $2 and event_id > $3::bigint order by event_id`,
+            [key.userId, key.chatId, last],
+          );
+          read = false;
+          for (const row of rows) {
+            if (signal.aborted) return;
+            last = String(row.id);
+            yield { id: last, event: JSON.parse(String(row.event)) as EngineEvent };
+          }
+          if (rows.length > 0) continue;
+        }
+        await woken;
+        // A wake with nothing pushed came from elsewhere (another instance's NOTIFY, a release, the poll): read.
+        if (pushed.length === 0) read = true;
       }
-      await woken;
+    } finally {
+      followers.delete(onStored);
+      if (followers.size === 0 && localFollowers.get(keyName) === followers) localFollowers.delete(keyName);
     }
   }
 }

@@ -6,6 +6,8 @@ export interface EventStreamOptions {
   readonly controller: AbortController;
   /** End the stream after the first `turn-end` (the answer to `POST /turns`). */
   readonly endAtTurnEnd: boolean;
+  /** With `endAtTurnEnd`: the `turn-end` is sent once this resolves (the turn's lease given up). */
+  readonly beforeTurnEnd?: Promise<void>;
   /** Applied to each event's JSON before it leaves (removes the host's secrets). */
   readonly redact: (text: string) => string;
   readonly headers: Readonly<Record<string, string>>;
@@ -37,8 +39,10 @@ export function eventStreamResponse(events: AsyncIterable<NumberedEvent>, option
       heartbeat = setInterval(() => send(": keep-alive\n\n"), options.heartbeatMs ?? 15_000);
       try {
         for await (const numbered of events) {
+          const ending = options.endAtTurnEnd && numbered.event.type === "turn-end";
+          if (ending) await options.beforeTurnEnd;
           if (!send(encodeEvent(numbered, options.redact))) break;
-          if (options.endAtTurnEnd && numbered.event.type === "turn-end") break;
+          if (ending) break;
         }
       } finally {
         clearInterval(heartbeat);

@@ -32,6 +32,12 @@ export async function postTurn(context: Context, chatId: string): Promise<Respon
   // with the chat's lease held, so that an attempt on a busy chat is a 409 and holds nothing.
   let releaseStream: () => void = () => undefined;
   let releaseTurn: () => void = () => undefined;
+  let settle: () => void = () => undefined;
+  // The stream's turn-end goes out once the chat's lease is given up: the person's next turn, sent the moment this
+  // one ends, is then taken, never a 409 (on Postgres the release is a round trip after the turn-end is stored).
+  const settled = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
   let lease: Awaited<ReturnType<typeof startLeasedTurn>>;
   try {
     lease = await startLeasedTurn(context.turns, key, engine, input, {
@@ -45,6 +51,7 @@ export async function postTurn(context: Context, chatId: string): Promise<Respon
       onSettled: () => {
         releaseTurn();
         watch.turnSettled();
+        settle();
       },
     });
   } catch (error) {
@@ -65,6 +72,7 @@ export async function postTurn(context: Context, chatId: string): Promise<Respon
   return eventStreamResponse(events, {
     controller,
     endAtTurnEnd: true,
+    beforeTurnEnd: settled,
     redact: context.redact,
     headers: context.headers,
     onClose: releaseStream,

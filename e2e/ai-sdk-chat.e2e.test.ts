@@ -130,7 +130,9 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
 
   it("should show the too-long card with its next step after two refusals", async () => {
     fake.server.refuseNext(2, "openrouter", { models: [firstChatModel] });
+    // Kept in the log and answered on the bigger model below: the next turn is the one after it.
     await send(turns[sent] ?? "And what is still open?");
+    sent += 1;
     const card = page.locator('[data-nacre-turn-problem][data-kind="too-long"]');
     await card.waitFor(patient);
     // The fake provider lists bigger models: the card's one next step is to switch.

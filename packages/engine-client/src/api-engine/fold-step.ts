@@ -99,6 +99,7 @@ export async function applyFold(context: FoldContext, input: FoldInput): Promise
       previousSummary: rt.summary?.text ?? null,
       ...(keep ? { keep } : {}),
       budget: size.budget.budget,
+      factor: size.factor,
       abortSignal: abortSignal ? AbortSignal.any([abortSignal, timeLimit.signal]) : timeLimit.signal,
       onPiece: (piece, pieces) => send({ type: "compacting", chatId: rt.chatId, reason, piece, pieces }),
     });
@@ -142,7 +143,8 @@ export async function applyFold(context: FoldContext, input: FoldInput): Promise
     writer = null;
     writerName = undefined;
   }
-  if (result.leftOutCharacters > 0) {
+  // One note a fold: a fold no model summarised says so above, and nothing of texts no summary was written from.
+  if (result.status === "summarised" && result.leftOutCharacters > 0) {
     const note = parts.addNote(rt, "summary-shortened", summaryLeftOutNote(result.leftOutCharacters));
     send({ type: "health-note", chatId: rt.chatId, note });
   }

@@ -151,10 +151,15 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     response.writeHead(upstream.status, outHeaders);
     const decoder = new TextDecoder();
     let text = "";
+    // From a stream's `[DONE]` on, bytes are held until the exchange is recorded: a client stops reading at
+    // `[DONE]` and may end its turn before the server closes the stream, and the exchange must not be recorded
+    // after that (a turn's exchanges are the ones recorded while it ran; one recorded late went to the next turn).
+    const held: Uint8Array[] = [];
     if (upstream.body) {
       for await (const chunk of upstream.body) {
         text += decoder.decode(chunk, { stream: true });
-        response.write(chunk);
+        if (held.length > 0 || text.includes("data: [DONE]")) held.push(chunk);
+        else response.write(chunk);
       }
     }
     text += decoder.decode();
@@ -171,7 +176,8 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
       startedAt,
       endedAt: Date.now(),
     });
-    // Recorded before the last byte reaches the client, so a turn that ends on it finds its exchange here.
+    // Recorded before the last bytes reach the client, so a turn that ends on them finds its exchange here.
+    for (const chunk of held) response.write(chunk);
     response.end();
   }
 

@@ -1,4 +1,4 @@
-import { type FakeChatRequest, type FakeProvider, startFakeProvider } from "@conch/fake-provider";
+import { type FakeChatRequest, type FakeProvider, type FakeReply, startFakeProvider } from "@conch/fake-provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { computeBudget } from "../context/budget.js";
 import { estimateTokens } from "../context/estimate.js";
@@ -20,7 +20,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-async function llamaCpp(window: number, ratio = contentRatio) {
+async function llamaCpp(window: number, ratio = contentRatio, replyText?: (request: FakeChatRequest) => FakeReply) {
   // The requests the server took (it answers only what fits; what it refuses never reaches the reply).
   const answered: FakeChatRequest[] = [];
   const server = await startFakeProvider({
@@ -31,7 +31,7 @@ async function llamaCpp(window: number, ratio = contentRatio) {
     // A summary of one line, as the model with its end-token override writes.
     reply: (request: FakeChatRequest) => {
       answered.push(request);
-      return { text: `Once upon a time ${request.lastUserText.length % 97} people met.` };
+      return replyText?.(request) ?? { text: `Once upon a time ${request.lastUserText.length % 97} people met.` };
     },
   });
   servers.push(server);
@@ -114,5 +114,24 @@ describe("summariseFolded on a small window with a tokenizer unlike BPE", () => 
     expect(refusedAndRepeated(server, answered)).toEqual({ refused: 1, repeated: 0 });
     expect(result.attempts.map((attempt) => attempt.rejection)).toEqual(["error"]);
     expect(result.status).toBe("summarised");
+  });
+
+  it("given a 512-token window and a summary cut off at its small answer room, should keep its finished sentences", async () => {
+    const { provider, models } = await llamaCpp(512, contentRatio, () => ({
+      text: "The person asks about the 16:15 ferry. It takes bicycles. They also wan",
+      finishReason: "length",
+    }));
+    const result = await summariseFolded({
+      provider,
+      chatModel: "stories",
+      models,
+      folded: foldedTurns().slice(0, 2),
+      previousSummary: null,
+      budget: computeBudget({ window: 512 }).budget,
+      factor: chatFactor,
+    });
+    expect(result.status === "summarised" && result.text).toBe(
+      "The person asks about the 16:15 ferry. It takes bicycles.",
+    );
   });
 });

@@ -216,6 +216,12 @@ interface PieceReply {
   readonly tooLong?: TooLongRefusal;
 }
 
+/** The text up to its last finished sentence, or "" when it has none. */
+function finishedSentences(text: string): string {
+  const end = Math.max(...[".", "!", "?", "。", "！", "？"].map((mark) => text.lastIndexOf(mark)));
+  return end <= 0 ? "" : text.slice(0, end + 1).trim();
+}
+
 async function askOnce(
   provider: ProviderAdapter,
   model: string,
@@ -224,6 +230,7 @@ async function askOnce(
   echoSource: string,
   maxOutputTokens: number,
   abortSignal: AbortSignal | undefined,
+  keepFinishedSentences: boolean,
 ): Promise<PieceReply> {
   const request: ChatRequest = {
     model,
@@ -269,6 +276,17 @@ async function askOnce(
       detail: `${name}: ${message}`,
       ...(refusal ? { tooLong: refusal } : {}),
     };
+  }
+  // In a small window the answer room is small: a summary cut off there keeps its finished sentences.
+  if (finish === "length" && keepFinishedSentences && toolCalls === 0) {
+    const kept = finishedSentences(text);
+    if (kept !== "") {
+      return {
+        text: kept,
+        usage,
+        rejection: judgeSummaryReply({ text: kept, toolCalls, finish: "stop", prompt: echoSource }),
+      };
+    }
   }
   return { text: text.trim(), usage, rejection: judgeSummaryReply({ text, toolCalls, finish, prompt: echoSource }) };
 }
@@ -460,7 +478,16 @@ export async function summariseFolded(options: SummariseOptions): Promise<Summar
       // Carrying the summary so far over word for word is fine; copying the instructions or the lines back is not.
       const echoSource = promptFor(piece, null);
       requests += 1;
-      const reply = await askOnce(options.provider, model, system, prompt, echoSource, answerRoom, options.abortSignal);
+      const reply = await askOnce(
+        options.provider,
+        model,
+        system,
+        prompt,
+        echoSource,
+        answerRoom,
+        options.abortSignal,
+        lean,
+      );
       usage = addUsage(usage, reply.usage);
       if (reply.rejection !== null) {
         return {

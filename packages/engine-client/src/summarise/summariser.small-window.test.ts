@@ -116,7 +116,7 @@ describe("summariseFolded on a small window with a tokenizer unlike BPE", () => 
     expect(result.status).toBe("summarised");
   });
 
-  it("given a 512-token window and a summary cut off at its small answer room, should keep its finished sentences", async () => {
+  it("given a summary cut off at its small answer room, should keep its finished sentences", async () => {
     const { provider, models } = await llamaCpp(512, contentRatio, () => ({
       text: "The person asks about the 16:15 ferry. It takes bicycles. They also wan",
       finishReason: "length",

@@ -230,7 +230,6 @@ async function askOnce(
   echoSource: string,
   maxOutputTokens: number,
   abortSignal: AbortSignal | undefined,
-  keepFinishedSentences: boolean,
 ): Promise<PieceReply> {
   const request: ChatRequest = {
     model,
@@ -277,8 +276,9 @@ async function askOnce(
       ...(refusal ? { tooLong: refusal } : {}),
     };
   }
-  // In a small window the answer room is small: a summary cut off there keeps its finished sentences.
-  if (finish === "length" && keepFinishedSentences && toolCalls === 0) {
+  // A summary cut off at its answer room (small in a small window, or a server's own cap on answers) keeps its
+  // finished sentences: better than no summary, when the turns are folded either way.
+  if (finish === "length" && toolCalls === 0) {
     const kept = finishedSentences(text);
     if (kept !== "") {
       return {
@@ -478,16 +478,7 @@ export async function summariseFolded(options: SummariseOptions): Promise<Summar
       // Carrying the summary so far over word for word is fine; copying the instructions or the lines back is not.
       const echoSource = promptFor(piece, null);
       requests += 1;
-      const reply = await askOnce(
-        options.provider,
-        model,
-        system,
-        prompt,
-        echoSource,
-        answerRoom,
-        options.abortSignal,
-        lean,
-      );
+      const reply = await askOnce(options.provider, model, system, prompt, echoSource, answerRoom, options.abortSignal);
       usage = addUsage(usage, reply.usage);
       if (reply.rejection !== null) {
         return {

@@ -4,6 +4,7 @@
 // whichever process (the engine in the test, `pnpm serve`, `pnpm dev`) made the request.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { fetchOnClosedRetry } from "./llama-server.js";
 
 /** A chat request's message, as the OpenAI API carries it. */
 export interface SentMessage {
@@ -171,7 +172,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     response.once("close", () => {
       if (!response.writableFinished) aborted.abort();
     });
-    const upstream = await fetch(`${target}${path}`, {
+    const upstream = await fetchOnClosedRetry(`${target}${path}`, {
       method,
       headers,
       ...(bodyBytes.length > 0 && { body: new Uint8Array(bodyBytes) }),
@@ -215,6 +216,9 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     response.end();
   }
 
+  // The engine's client keeps connections open between turns; the proxy never closes an idle one first (Node's
+  // default of 5 s races a request sent on it just then).
+  server.keepAliveTimeout = 10 * 60_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {

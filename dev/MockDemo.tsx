@@ -47,7 +47,8 @@ export function MockDemo({
   const [failed, setFailed] = useState<string | null>(null);
   useEffect(() => {
     let cancelled = false;
-    openMockChats({ databaseName, demo: { chatId: demoChatId, seed: demoSeed(transcript).seed } })
+    const { seed, title } = demoSeed(transcript);
+    openMockChats({ databaseName, demo: { chatId: demoChatId, seed, title } })
       .then((chats) => {
         if (cancelled) return;
         const world = createDemoWorld({

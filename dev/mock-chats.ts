@@ -20,7 +20,8 @@ export interface MockChats {
 interface MockChatsOptions {
   readonly databaseName: string;
   /** The seeded demo chat, stored on the first load only (a deleted one stays deleted). */
-  readonly demo: { readonly chatId: string; readonly seed: MockChatSeed };
+  /** Its title is the recorded chat's own (a person may rename it). */
+  readonly demo: { readonly chatId: string; readonly seed: MockChatSeed; readonly title: string };
 }
 
 // One opening per database and page: React's StrictMode runs the page's effect twice, and two openings at once
@@ -43,6 +44,7 @@ async function open(options: MockChatsOptions): Promise<MockChats> {
   if (localStorage.getItem(seededKey) !== options.databaseName) {
     if ((await store.readChat(options.demo.chatId, { kept: false })).nextSeq === 0) {
       await store.appendLog(options.demo.chatId, options.demo.seed.messages);
+      await store.directory.rename(options.demo.chatId, options.demo.title);
     }
     localStorage.setItem(seededKey, options.databaseName);
   }

@@ -371,8 +371,10 @@ export function chatStoreContract(
         return store.directory as ChatDirectory;
       }
       /** Resolves once the clock has moved past `since`: two writes then have different times. */
+      // Past `since` by more than a tick of the kernel's coarse clock, which stamps a file's mtime (up to 10 ms
+      // behind Date.now()): a run once saw two appends a moment apart share one time on the file store.
       async function clockPast(since: number): Promise<void> {
-        while (Date.now() <= since + 1) await new Promise((resolve) => setTimeout(resolve, 1));
+        while (Date.now() <= since + 20) await new Promise((resolve) => setTimeout(resolve, 2));
       }
       const said = (seq: number, text: string): ChatMessage => ({ seq, role: "user", parts: [{ type: "text", text }] });
 

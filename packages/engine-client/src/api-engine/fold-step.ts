@@ -221,10 +221,14 @@ function summaryAfterFold(
     },
     after: {
       messages: planned.after.messages,
-      tokens: Math.ceil(
-        planned.tokens -
-          (rt.summary ? estimateTokens(rt.summary.text, size.family) * size.factor : 0) +
-          summaryTokens * size.factor,
+      // Never below the summary's own size: the plan's figure may leave out a previous summary it replaces.
+      tokens: Math.max(
+        Math.ceil(summaryTokens * size.factor),
+        Math.ceil(
+          planned.tokens -
+            (rt.summary ? estimateTokens(rt.summary.text, size.family) * size.factor : 0) +
+            summaryTokens * size.factor,
+        ),
       ),
     },
     at: written.at,

@@ -1,4 +1,4 @@
-import { implausibleUsage, learnFactors } from "../context/factor.js";
+import { implausibleUsage, raiseFactor } from "../context/factor.js";
 import { isAbortError, ProviderCallError } from "../errors.js";
 import type { EngineEventOf } from "../events.js";
 import type { Answer } from "../kit/answer.js";
@@ -128,12 +128,8 @@ function learnFromUsage(attempt: Attempt, usage: Usage): boolean {
     window: size.budget.window,
   });
   if (implausible === null) {
-    rt.factor = learnFactors(rt.factor, {
-      modelId: size.modelId,
-      inputTokens: usage.inputTokens,
-      estimatedRequestTokens: request.estimatedTokens,
-      window: size.budget.window,
-    });
+    const raised = raiseFactor(size.factor, usage.inputTokens, request.estimatedTokens);
+    rt.factor = { modelId: size.modelId, factor: raised };
     return true;
   }
   const why =

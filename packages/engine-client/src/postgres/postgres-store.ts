@@ -263,11 +263,13 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
   }
 
   async function putTranscript(chatId: string, file: TranscriptFile, json: string): Promise<void> {
-    // The chat's row in the same statement: its foreign key is checked at the statement's end.
+    // The chat's row in the same statement: its foreign key is checked at the statement's end. A transcript alone (a
+    // fold, one ahead of the need in the background included) leaves the chat's place in the list: only a message
+    // moves it, as on the file store.
     await db.query(
       `with chat as (
          insert into conch_chats (user_id, chat_id) values ($1, $2)
-         on conflict (user_id, chat_id) do update set updated_at = now() returning 1
+         on conflict (user_id, chat_id) do update set updated_at = conch_chats.updated_at returning 1
        )
        ${transcriptUpsert(3, "chat")}`,
       [userId, chatId, ...transcriptValues(file, json)],

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConversationFile, type RecordedTurn, recordedTurns } from "@conch/fake-provider";
@@ -9,23 +8,12 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
 import { recordedConversation } from "../dev/api/fake-provider.js";
 import { chromiumArgs, chromiumPath } from "../scripts/chromium.js";
+import { freePort } from "../scripts/free-port.js";
 
 export const repoRoot = fileURLToPath(new URL("..", import.meta.url));
-export const screenshotDir = join(repoRoot, ".artifacts", "screenshots");
+export { freePort };
 
-/** A free TCP port on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
+export const screenshotDir = join(repoRoot, ".artifacts", "screenshots");
 
 /** Starts a Vite dev server from a config file (as `pnpm dev:mock` does), on a free port. */
 export async function startVite(

@@ -3,9 +3,9 @@
 // 127.0.0.1 port with a real window of the caller's choosing.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./free-port.js";
 
 const repositoryRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -87,19 +87,6 @@ export async function fetchOnClosedRetry(url: string, init: RequestInit): Promis
     if (init.signal?.aborted || (code !== "UND_ERR_SOCKET" && code !== "ECONNRESET")) throw error;
     return fetch(url, init);
   }
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
 }
 
 // A process of its own that kills the server when the process that started it is gone without stopping it

@@ -1,5 +1,5 @@
 import type { EngineEvent, EngineEventOf, EngineEventType, HealthNote, SummaryState } from "./events.js";
-import type { ChatMessage, ModelInfo, PicturePart, ToolResultPart, Usage } from "./messages.js";
+import type { BranchMessage, ChatMessage, ModelInfo, PicturePart, ToolResultPart, Usage } from "./messages.js";
 import type { TurnProblem } from "./problems.js";
 
 export type Unsubscribe = () => void;
@@ -9,6 +9,12 @@ export interface TurnInput {
   readonly chatId: string;
   /** The person's message's place in the chat's log. The engine's own log must agree. */
   readonly seq: number;
+  /**
+   * The message the person's message follows (an edit names the parent of the message it replaces). Default:
+   * the chat's active leaf. A `parent` that is not in the log is a `TurnSequenceError`, like a stale `seq`; an
+   * engine without the `branches` capability accepts only its active leaf. Ignored with `retry`.
+   */
+  readonly parent?: number;
   readonly text: string;
   readonly attachments?: readonly PicturePart[];
   /**
@@ -18,7 +24,9 @@ export interface TurnInput {
   readonly toolResults?: readonly ToolResultPart[];
   /**
    * Answers the person's message at `seq` again without adding it to the log (after a turn problem, say on
-   * another model): it must be the log's last message and the person's. Default false.
+   * another model): it must be the person's and the active branch's last message; with the `branches`
+   * capability, any person's message on the active branch, and the new answer starts a branch beside the old
+   * one (regenerate). `text` is then ignored. Default false.
    */
   readonly retry?: boolean;
   /**
@@ -61,8 +69,16 @@ export interface LoadChatOptions {
 /** The chat as the UI shows it. */
 export interface ChatSnapshot {
   readonly chatId: string;
-  /** Every message of the log, folded ones too, in `seq` order; with a page asked for, that page when `hasOlder` is present. */
-  readonly messages: readonly ChatMessage[];
+  /**
+   * Every message of the active branch (the path from the root to the active leaf; the whole log when it never
+   * branched), folded ones too, in `seq` order; with a page asked for, that page (from the leaf back) when
+   * `hasOlder` is present. A message with other versions carries `siblings`.
+   */
+  readonly messages: readonly BranchMessage[];
+  /** The seq the next message takes (the log's length, every branch counted). Absent on engines that predate it. */
+  readonly nextSeq?: number;
+  /** The active branch's last message's seq (what a new turn follows); absent for an empty chat. */
+  readonly activeLeaf?: number;
   /** Present when `messages` is the page asked for: whether the log holds older messages than its first. */
   readonly hasOlder?: boolean;
   /** The latest summary, or null when nothing is folded. */
@@ -122,6 +138,27 @@ export interface ContextCapability {
   stopFoldAhead?(chatId: string): boolean;
 }
 
+/** Options of {@link BranchCapability.selectBranch}. */
+export interface SelectBranchOptions {
+  readonly abortSignal?: AbortSignal;
+  /** The page of the new branch to return, as in {@link LoadChatOptions.page}. Default: every message. */
+  readonly page?: LoadChatOptions["page"];
+}
+
+/**
+ * The `branches` capability: the chat's log is a tree (edits and regenerated answers are new versions beside
+ * the old ones; nothing is cut), and the person may move between versions. Edit is a turn with `parent`,
+ * regenerate a turn with `retry` on any person's message of the active branch.
+ */
+export interface BranchCapability {
+  /**
+   * Makes the branch through the message at `seq` active: its newest leaf (the highest seq below it) becomes
+   * the active leaf, and the next turn continues it. Resolves with the chat's snapshot on that branch. An unknown
+   * seq is a `TurnSequenceError`; a turn of the chat running, `ChatBusyError`.
+   */
+  selectBranch(chatId: string, seq: number, options?: SelectBranchOptions): Promise<ChatSnapshot>;
+}
+
 /**
  * What an engine can do. A capability is present exactly when the engine implements it; the UI reads
  * capabilities and never asks which engine it is.
@@ -129,6 +166,8 @@ export interface ContextCapability {
 export interface EngineCapabilities {
   /** Present when the engine keeps the transcript, folds it and can compact on request. */
   readonly context?: ContextCapability;
+  /** Present when the chat's log is a tree: edit, regenerate and moving between versions. */
+  readonly branches?: BranchCapability;
 }
 
 /** A stream of one turn's events, started at once; `done` settles when the turn is over. */
@@ -166,6 +205,11 @@ export interface Engine {
 /** Whether an engine declares the `context` capability. */
 export function hasContext(engine: Engine): engine is Engine & { capabilities: { context: ContextCapability } } {
   return engine.capabilities.context !== undefined;
+}
+
+/** Whether an engine declares the `branches` capability. */
+export function hasBranches(engine: Engine): engine is Engine & { capabilities: { branches: BranchCapability } } {
+  return engine.capabilities.branches !== undefined;
 }
 
 /** Subscribes to one event type. */

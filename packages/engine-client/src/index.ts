@@ -19,6 +19,7 @@ export {
 } from "./conversation/conversation-store.js";
 // The engine contract.
 export {
+  type BranchCapability,
   type ChatSnapshot,
   type CompactOptions,
   type CompactResult,
@@ -27,10 +28,12 @@ export {
   type Engine,
   type EngineCapabilities,
   type EngineListener,
+  hasBranches,
   hasContext,
   type LoadChatOptions,
   onEngineEvent,
   parseCompactCommand,
+  type SelectBranchOptions,
   type TurnInput,
   type TurnStream,
   type Unsubscribe,
@@ -69,6 +72,7 @@ export { createMemoryLearner, type Learner, type MemoryLearner } from "./learnin
 // Messages.
 export {
   addUsage,
+  type BranchMessage,
   type ChatMessage,
   emptyUsage,
   type MessageFinishReason,

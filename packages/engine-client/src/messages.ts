@@ -73,6 +73,22 @@ export interface ChatMessage {
    * never learned from.
    */
   readonly continuation?: boolean;
+  /**
+   * The seq of the message this one follows on its branch: absent means `seq - 1` (every message of a log
+   * written before branches, and every message that continues the branch it was written on). An edit of the
+   * person's message at s is a new message whose parent is s's parent; a regenerated answer's parent is the
+   * person's message it answers again. Always below `seq`.
+   */
+  readonly parent?: number;
+}
+
+/**
+ * A message of a branch as a snapshot shows it: with `siblings` when other versions of it exist (the seqs of
+ * every message with the same parent and the same role, in seq order, itself included), so a picker can show
+ * "2 / 3" and select another.
+ */
+export interface BranchMessage extends ChatMessage {
+  readonly siblings?: readonly number[];
 }
 
 /** Token counts of one request (or the sum of several), as the provider reported them. */

@@ -4,11 +4,11 @@ import {
   createApiEngine,
   createMemoryChatStore,
   type EngineEvent,
-  type ModelInfo,
   type ProviderAdapter,
 } from "@conch/engine-client";
 import { computeBudget, planFold } from "@conch/engine-client/context";
 import { createEngineHandler } from "@conch/engine-client/server";
+import { inProcessProvider } from "../in-process-provider.js";
 import type { Table } from "../table.js";
 
 // Issue #32, "fold ahead of the need": the first token of the turn after a fold is due, with a summariser of 1 s and
@@ -25,29 +25,14 @@ function messageAt(seq: number): ChatMessage {
 
 /** The chat model answers at once; the summariser (`cheap`) takes `summariserMs` a request. */
 function provider(summariserMs: number): ProviderAdapter {
-  const models: ModelInfo[] = [
-    { id: "chat", displayName: "Chat", ready: true, local: false, context: window },
-    { id: "cheap", displayName: "Cheap", ready: true, local: false, context: 128_000 },
-  ];
-  return {
-    provider: "openrouter",
-    local: false,
-    baseURL: "http://in-process.invalid",
-    cheapestModel: "cheap",
-    windows: { get: () => undefined, set: () => undefined } as unknown as ProviderAdapter["windows"],
-    listModels: async () => models,
-    async *streamChat(request) {
-      if (request.model === "cheap") {
-        await new Promise((resolve) => setTimeout(resolve, summariserMs));
-        yield { type: "text-delta", delta: "The person plans a trip to Lisbon and asked about trams." };
-      } else {
-        yield { type: "text-delta", delta: `${paragraph}` };
-        yield { type: "text-delta", delta: paragraph.repeat(23) };
-      }
-      yield { type: "usage", usage: { inputTokens: 1_000, outputTokens: 10, cachedInputTokens: 0 } };
-      yield { type: "finish", reason: "stop" };
-    },
-  } as ProviderAdapter;
+  return inProcessProvider({
+    window,
+    summariserMs,
+    answer: (model) =>
+      model === "cheap"
+        ? ["The person plans a trip to Lisbon and asked about trams."]
+        : [paragraph, paragraph.repeat(23)],
+  });
 }
 
 /** The longest log whose next turn (a message of the usual size) does not fold, the turn after it does. */

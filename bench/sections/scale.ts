@@ -8,7 +8,6 @@ import {
   createApiEngine,
   createMemoryChatStore,
   createProvider,
-  type ModelInfo,
   type ProviderAdapter,
 } from "@conch/engine-client";
 import { createFileChatStore } from "@conch/engine-client/node";
@@ -18,6 +17,7 @@ import { startFakeProvider } from "@conch/fake-provider";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { startPostgres } from "../../scripts/ensure-postgres.mjs";
+import { inProcessProvider } from "../in-process-provider.js";
 import type { BenchSection } from "../section.js";
 import { median, round } from "../stats.js";
 import type { Table } from "../table.js";
@@ -33,23 +33,7 @@ function messageAt(seq: number): ChatMessage {
 
 /** A provider in the process that answers at once: only this project's own work is timed. */
 function zeroLatencyProvider(window: number): ProviderAdapter {
-  const models: ModelInfo[] = [
-    { id: "chat", displayName: "Chat", ready: true, local: false, context: window },
-    { id: "cheap", displayName: "Cheap", ready: true, local: false, context: 128_000 },
-  ];
-  return {
-    provider: "openrouter",
-    local: false,
-    baseURL: "http://in-process.invalid",
-    cheapestModel: "cheap",
-    windows: { get: () => undefined, set: () => undefined } as unknown as ProviderAdapter["windows"],
-    listModels: async () => models,
-    async *streamChat(request) {
-      for (const delta of answerFor(request.model)) yield { type: "text-delta", delta };
-      yield { type: "usage", usage: { inputTokens: 1_000, outputTokens: 10, cachedInputTokens: 0 } };
-      yield { type: "finish", reason: "stop" };
-    },
-  } as ProviderAdapter;
+  return inProcessProvider({ window, answer: answerFor });
 }
 
 /** What both providers answer: the summariser's two pieces of summary, or the chat's short answer. */

@@ -8,7 +8,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
 import { recordedConversation } from "../dev/api/fake-provider.js";
 import { chromiumArgs, chromiumPath } from "../scripts/chromium.js";
-import { freePort } from "../scripts/free-port.js";
+import { freePort } from "../scripts/free-port.mjs";
 
 export const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 export { freePort };

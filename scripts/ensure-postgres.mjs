@@ -10,10 +10,10 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./free-port.mjs";
 
 const tag = "[ensure-postgres]";
 const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
@@ -60,19 +60,6 @@ export function ensurePostgresInstalled() {
   const installed = findPostgresBin();
   if (!installed) throw new Error(`${tag} apt-get finished but no initdb is to be found under /usr/lib/postgresql.`);
   return installed;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
 }
 
 /** initdb refuses to run as root: root runs the server as the unprivileged `postgres` user the package made. */

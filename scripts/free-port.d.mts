@@ -1,0 +1,3 @@
+// Types of free-port.mjs.
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number>;

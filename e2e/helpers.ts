@@ -15,20 +15,29 @@ export { freePort };
 
 export const screenshotDir = join(repoRoot, ".artifacts", "screenshots");
 
-/** Starts a Vite dev server from a config file (as `pnpm dev:mock` does), on a free port. */
-export async function startVite(
-  configFile: string,
-  extraEnv: Record<string, string> = {},
-): Promise<{ url: string; stop: () => Promise<void> }> {
+/** A page server started as a child process, up once its URL answers. */
+export interface StartedPageServer {
+  readonly url: string;
+  /** Everything it printed so far. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `node <nodeArgs>` in the repository (a dev server, `pnpm dev:local`) given a free `port` to listen on, and
+ * waits until `http://127.0.0.1:<port>/` answers 200: it fails with the child's output when the child exits first or
+ * is not up within `timeoutMs`.
+ */
+export async function startPageServer(
+  label: string,
+  nodeArgs: (port: number) => readonly string[],
+  options: { readonly env?: Record<string, string>; readonly timeoutMs?: number } = {},
+): Promise<StartedPageServer> {
   const port = await freePort();
-  const require = createRequire(import.meta.url);
-  const viteBin = join(dirname(require.resolve("vite/package.json")), "bin", "vite.js");
-  // As `pnpm dev` runs it: the config's plugins import the workspace packages by name, and Node (which loads a
-  // config natively) reads their sources only under the "source" condition, with tsx for the TypeScript.
-  const nodeArgs = ["--conditions=source", "--import", "tsx", viteBin, "--configLoader", "native"];
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, "--config", configFile, "--port", String(port)], {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs(port)], {
     cwd: repoRoot,
-    env: { ...process.env, ...extraEnv },
+    env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -38,32 +47,57 @@ export async function startVite(
   child.stderr?.on("data", (chunk) => {
     output += String(chunk);
   });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const url = `http://127.0.0.1:${port}/`;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`vite exited early:\n${output}`);
-    try {
-      const response = await fetch(url);
-      if (response.ok) break;
-    } catch {
-      // not up yet
-    }
+    if (child.exitCode !== null) throw new Error(`${label} exited early:\n${output}`);
+    const up = await fetch(url).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (up) break;
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
-      throw new Error(`vite did not start within 60 s:\n${output}`);
+      throw new Error(`${label} was not up within ${timeoutMs / 1000} s:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return {
     url,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-        setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
-      }),
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
   };
+}
+
+/** Starts a Vite dev server from a config file (as `pnpm dev:mock` does), on a free port. */
+export function startVite(configFile: string, extraEnv: Record<string, string> = {}): Promise<StartedPageServer> {
+  const require = createRequire(import.meta.url);
+  const viteBin = join(dirname(require.resolve("vite/package.json")), "bin", "vite.js");
+  // As `pnpm dev` runs it: the config's plugins import the workspace packages by name, and Node (which loads a
+  // config natively) reads their sources only under the "source" condition, with tsx for the TypeScript.
+  return startPageServer(
+    "vite",
+    (port) => [
+      "--conditions=source",
+      "--import",
+      "tsx",
+      viteBin,
+      "--configLoader",
+      "native",
+      "--config",
+      configFile,
+      "--port",
+      String(port),
+    ],
+    { env: extraEnv },
+  );
 }
 
 /** Debian's Chromium, headless, without background network calls (the machine's network is closed). */

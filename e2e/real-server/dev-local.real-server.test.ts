@@ -1,67 +1,26 @@
 // `pnpm dev:local` in Chromium: the demo page on a real llama-server serving a real model at a real 2048-token
 // window. Turns are sent until the chat folds; the line where the model's memory starts is opened to the summary
 // the model wrote, and the screenshot lands in .artifacts/screenshots/dev-local-fold.png (the README's docs/images/dev-local-fold.png is one, looked at).
-import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { roundRobinTurns } from "../../scripts/real-server-turns.js";
-import { chatSteps, freePort, launchChromium, repoRoot, screenshotDir } from "../helpers.js";
+import { chatSteps, launchChromium, type StartedPageServer, screenshotDir, startPageServer } from "../helpers.js";
 
 /** Generous waits on conditions (a loaded 2-core machine), never fixed sleeps. */
 const patient = { timeout: 120_000 };
 
-async function startDevLocal(): Promise<{ url: string; output: () => string; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ["--conditions=source", "--import", "tsx", "scripts/dev-local.ts", "--port", String(port)],
-    {
-      cwd: repoRoot,
-      env: { ...process.env, LLAMA_SERVER_BIN: inject("llamaServerBinary"), NACRE_LOCAL_WINDOW: "2048" },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
+function startDevLocal(): Promise<StartedPageServer> {
+  return startPageServer(
+    "pnpm dev:local",
+    (port) => ["--conditions=source", "--import", "tsx", "scripts/dev-local.ts", "--port", String(port)],
+    { env: { LLAMA_SERVER_BIN: inject("llamaServerBinary"), NACRE_LOCAL_WINDOW: "2048" }, timeoutMs: 120_000 },
   );
-  let output = "";
-  child.stdout?.on("data", (chunk) => {
-    output += String(chunk);
-  });
-  child.stderr?.on("data", (chunk) => {
-    output += String(chunk);
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const url = `http://127.0.0.1:${port}/`;
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`pnpm dev:local exited early:\n${output}`);
-    const up = await fetch(url).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (up) break;
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`pnpm dev:local was not up within 120 s:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return {
-    url,
-    output: () => output,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGTERM");
-        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-        await exited;
-        clearTimeout(timer);
-      }
-    },
-  };
 }
 
 describe("pnpm dev:local: the demo page on a real model", () => {
   let browser: Browser;
-  let devLocal: Awaited<ReturnType<typeof startDevLocal>>;
+  let devLocal: StartedPageServer;
   beforeAll(async () => {
     browser = await launchChromium();
     devLocal = await startDevLocal();

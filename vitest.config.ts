@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
-import { playwright } from "@vitest/browser-playwright";
 import { defaultClientConditions, defaultServerConditions } from "vite";
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+import type { BrowserProviderOption } from "vitest/node";
 import { prebundledDeps } from "./.storybook/prebundled-deps.js";
 import { chromiumArgs, chromiumPath } from "./scripts/chromium.js";
 
@@ -23,9 +23,29 @@ function mayRunStories(argv: readonly string[]): boolean {
   return paths.length === 0 || paths.some((path) => /(^|\/)(stories|\.storybook)(\/|$)|\.stories\./.test(path));
 }
 
-/** Playwright on Debian's Chromium; a new one (and a new `args` array, which Playwright may push to) per project. */
-const chromiumProvider = () =>
-  playwright({ launchOptions: { executablePath: chromiumPath, args: ["--headless", ...chromiumArgs] } });
+/**
+ * Playwright on Debian's Chromium; a new one (and a new `args` array, which Playwright may push to) per project.
+ * `@vitest/browser-playwright` (Playwright and Vitest's browser server, about 0.5 s to import) loads only when a
+ * browser project starts, not at every run's config load: a one-file Node or jsdom run never pays for it.
+ */
+const chromiumProvider = (): BrowserProviderOption => {
+  const options = { launchOptions: { executablePath: chromiumPath, args: ["--headless", ...chromiumArgs] } };
+  let loaded: BrowserProviderOption | undefined;
+  return {
+    name: "playwright",
+    supportedBrowser: ["chromium"],
+    options,
+    async serverFactory(serverOptions) {
+      const { playwright } = await import("@vitest/browser-playwright");
+      loaded = playwright(options);
+      return loaded.serverFactory(serverOptions);
+    },
+    providerFactory(project) {
+      if (!loaded) throw new Error("The Playwright provider was asked for before its browser server started.");
+      return loaded.providerFactory(project);
+    },
+  };
+};
 
 /** The stories in Chromium, through Storybook's Vitest plugin (imported only for a run that may include them). */
 const storybookProject = (): TestProjectInlineConfiguration => ({

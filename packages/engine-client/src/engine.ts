@@ -1,5 +1,5 @@
 import type { EngineEvent, EngineEventOf, EngineEventType, HealthNote, SummaryState } from "./events.js";
-import type { BranchMessage, ChatMessage, ModelInfo, PicturePart, ToolResultPart, Usage } from "./messages.js";
+import type { BranchMessage, ModelInfo, PicturePart, ToolResultPart, Usage } from "./messages.js";
 import type { TurnProblem } from "./problems.js";
 
 export type Unsubscribe = () => void;

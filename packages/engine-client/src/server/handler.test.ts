@@ -106,9 +106,14 @@ describe("the engine handler over real HTTP, endpoint by endpoint", () => {
     for (const body of seen) expect(body).not.toContain(testApiKey);
   });
 
-  it("GET /capabilities should name the protocol, the engine and whether it has context", async () => {
+  it("GET /capabilities should name the protocol, the engine and whether it has context and branches", async () => {
     const body = JSON.parse(await text(await call(server, "/capabilities"))) as WireCapabilities;
-    expect(body).toEqual({ protocol: 1, engine: { id: "api", displayName: "OpenRouter (fake)" }, context: true });
+    expect(body).toEqual({
+      protocol: 1,
+      engine: { id: "api", displayName: "OpenRouter (fake)" },
+      context: true,
+      branches: false,
+    });
   });
 
   it("GET /models should list the ready models with their windows", async () => {

@@ -12,9 +12,11 @@ import { eventStreamResponse } from "./sse.js";
  * written; then streams the turn's events. The turn runs on whatever happens to the connection.
  */
 export async function postTurn(context: Context, chatId: string): Promise<Response> {
-  const { model, ...input } = await readJsonBody(context.request, turnRequestSchema, {
+  const { model, text, ...fields } = await readJsonBody(context.request, turnRequestSchema, {
     maxBytes: context.maxBodyBytes,
   });
+  // A regenerate may leave the text out: the engine ignores it with `retry`.
+  const input = { ...fields, text: text ?? "" };
   await checkModel(context, model);
   const wait = context.limits.retryAfter(context.userId);
   if (wait > 0) fail("rate-limited", 429, { retryAfter: wait }, { "retry-after": String(wait) });

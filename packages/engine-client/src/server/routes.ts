@@ -22,6 +22,7 @@ import { protocolVersion } from "../protocol/wire.js";
 import { chatTitle } from "../transcript/chat-directory.js";
 import { readJsonBody } from "./body.js";
 import { type Context, checkModel, engineOf, json, keyOf, type Route, takePlace } from "./context.js";
+import { foldAheadFor } from "./fold-ahead.js";
 import { fail } from "./problems.js";
 import type { ChatActivity } from "./running-turns.js";
 import {
@@ -181,9 +182,11 @@ async function postBranch(context: Context, chatId: string): Promise<Response> {
   const input = await readJsonBody(context.request, branchRequestSchema, { maxBytes: context.maxBodyBytes });
   const page = pageParams(context);
   await checkModel(context, input.model);
-  const engine = await engineOf(context, input.model);
-  const capability = branchesOf(engine);
   const key = keyOf(context, chatId);
+  // A fold ahead running on the chat belongs to the branch left: the lease below stops it, and the switch goes
+  // to its engine, so that the switch comes after the fold's end there.
+  const engine = foldAheadFor(context.foldsAhead, key, input.model)?.engine ?? (await engineOf(context, input.model));
+  const capability = branchesOf(engine);
   const lease = await context.turns.tryAcquire(key, "branch");
   if (!lease) return fail("busy", 409);
   let snapshot: ChatSnapshot;

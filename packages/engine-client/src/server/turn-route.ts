@@ -1,6 +1,6 @@
 import { readJsonBody } from "./body.js";
 import { type Context, checkModel, engineOf, keyOf, takePlace } from "./context.js";
-import { foldAheadKey, watchFoldAhead } from "./fold-ahead.js";
+import { foldAheadFor, watchFoldAhead } from "./fold-ahead.js";
 import { startLeasedTurn } from "./leased-turn.js";
 import { fail } from "./problems.js";
 import { turnRequestSchema } from "./schemas.js";
@@ -22,11 +22,9 @@ export async function postTurn(context: Context, chatId: string): Promise<Respon
   if (wait > 0) fail("rate-limited", 429, { retryAfter: wait }, { "retry-after": String(wait) });
   const key = keyOf(context, chatId);
   // A fold ahead of the chat runs in one of this handler's engines: the turn goes there, to use it.
-  const ahead = context.foldsAhead.get(foldAheadKey(key));
-  const aheadModel = (ahead?.engine as { readonly model?: unknown } | undefined)?.model;
-  const sameModel = ahead !== undefined && (model === undefined || model === aheadModel);
-  if (sameModel) ahead.handOver();
-  const engine = sameModel ? ahead.engine : await engineOf(context, model);
+  const ahead = foldAheadFor(context.foldsAhead, key, model);
+  ahead?.handOver();
+  const engine = ahead?.engine ?? (await engineOf(context, model));
   const watch = watchFoldAhead(context.turns, context.foldsAhead, key, engine, (error) =>
     context.onError(error, { during: "fold-ahead", chatId }),
   );

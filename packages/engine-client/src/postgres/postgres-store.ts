@@ -297,7 +297,7 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
       assertSafeChatId(chatId);
       return run(chatId, () =>
         readChatWith(
-          { head: (check) => readHead(chatId, check), range: (from, to) => readRange(chatId, from, to) },
+          { chatId, head: (check) => readHead(chatId, check), range: (from, to) => readRange(chatId, from, to) },
           options,
         ),
       );

@@ -216,9 +216,11 @@ export function chatStoreContract(
 
       it("should read a chat never written as empty, with no transcript", async () => {
         const store = await createStore();
-        expect(await store.readChat("none", { page: { limit: 10 } })).toEqual({
+        expect(await store.readChat("none", { page: { limit: 10 } })).toMatchObject({
           nextSeq: 0,
           transcript: null,
+          tree: { nextSeq: 0, forks: [] },
+          leaf: -1,
           keptFrom: 0,
           kept: [],
           page: [],

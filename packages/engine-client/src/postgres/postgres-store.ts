@@ -265,7 +265,8 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
       file.factor ?? null,
       Number.isSafeInteger(readUntil) ? readUntil : null,
       file.health === undefined ? null : JSON.stringify(file.health),
-      activeLeafOf(file),
+      // Null for a chat that never branched: its leaf is the log's last message.
+      file.branches?.activeLeaf ?? null,
     ];
   }
 
@@ -398,12 +399,6 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
       return `postgres://conch_corrupt/${String(rows[0]?.id)}`;
     });
   }
-}
-
-/** The active leaf the transcript records (its `branches`), or null for a chat that never branched. */
-function activeLeafOf(file: TranscriptFile): number | null {
-  const leaf = (file.branches as { readonly activeLeaf?: unknown } | undefined)?.activeLeaf;
-  return typeof leaf === "number" && Number.isSafeInteger(leaf) ? leaf : null;
 }
 
 function decodeRow(chatId: string, location: string, index: number, seq: number, value: unknown): ChatMessage {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../messages.js";
-import { type ForkEntry, forkOf } from "../transcript/branch-tree.js";
 import { sampleLog } from "../transcript/testing/fixtures.js";
-import { buildTranscriptFile, type TranscriptFile } from "../transcript/transcript-file.js";
+import { buildTranscriptFile } from "../transcript/transcript-file.js";
 import { migrate, schemaVersion } from "./migrate.js";
 import { createPostgresChatStore } from "./postgres-store.js";
 import type { SqlDatabase } from "./sql.js";
+import { branchedLog, withBranches } from "./testing/branched-chat.js";
 import { freshPerson, openPglite, openPostgres, type TestDatabase } from "./testing/databases.js";
 
 // Branches in the Postgres store, on the embedded database and on the real server: parents in their column, the
@@ -14,39 +14,6 @@ const backends: [string, (options?: { migrated?: boolean }) => Promise<TestDatab
   ["PGlite", openPglite],
   ["Postgres", openPostgres],
 ];
-
-const said = (seq: number, role: ChatMessage["role"], text: string, parent?: number): ChatMessage => ({
-  seq,
-  role,
-  parts: [{ type: "text", text }],
-  createdAt: 1_733_000_000_000 + seq,
-  ...(parent !== undefined ? { parent } : {}),
-});
-
-/**
- * Two turns; the second person message edited (4, after 1) and its answer regenerated (6, after 4); the first
- * message edited too (7, no parent) and answered (8).
- */
-const branchedLog: readonly ChatMessage[] = [
-  said(0, "user", "one"),
-  said(1, "assistant", "Answer to one"),
-  said(2, "user", "two"),
-  said(3, "assistant", "Answer to two"),
-  said(4, "user", "two, edited", 1),
-  said(5, "assistant", "Answer to two, edited"),
-  said(6, "assistant", "Answer to two, edited, again", 4),
-  said(7, "user", "one, edited", -1),
-  said(8, "assistant", "Answer to one, edited"),
-];
-
-/** The transcript with its record of `branchedLog`'s forks below `through`, and the active leaf. */
-function withBranches(file: TranscriptFile, through: number, activeLeaf: number): TranscriptFile {
-  const forks = branchedLog
-    .slice(0, through)
-    .map(forkOf)
-    .filter((fork): fork is ForkEntry => fork !== null);
-  return { ...file, branches: { forks, through, activeLeaf } };
-}
 
 for (const [backend, open] of backends) {
   describe(`branches in the Postgres store on ${backend}`, () => {

@@ -1,64 +1,95 @@
 import type { SummaryState } from "../events.js";
-import { type BranchTree, forkPointOf } from "./branch-tree.js";
-import { type BranchFold, keptSeqs, type TranscriptFile } from "./transcript-file.js";
+import { type BranchTree, forkPointOf, isOnPath } from "./branch-tree.js";
+import { type EarlierFold, keptSeqs, keptStart, type TranscriptFile } from "./transcript-file.js";
+
+/** How many earlier folds a branch keeps, for branches that fork between them; one forking before reads its own history. */
+export const earlierFoldsKept = 8;
 
 /** The fold a branch reads from: a summary of a prefix of its path, and where its kept part starts. */
 export interface FoldOfBranch {
-  /** The branch whose fold it is: the active one's (the file's own fields) or a left branch's leaf. */
-  readonly from: "active" | number;
+  /**
+   * Whose fold it is: `active`, the transcript's own (the branch is the active one, or continues it); `left`, the
+   * fold the branch was left with (`stored` is that entry); `shared`, another branch's fold (or earlier fold) whose
+   * folded prefix lies on this branch's path.
+   */
+  readonly kind: "active" | "left" | "shared";
   /** The summary, or undefined when nothing of the branch is folded. */
   readonly summary?: SummaryState;
-  /** The first seq of the branch's kept part: everything of its path below it is in the summary. */
+  /** The first seq of the branch's kept part: everything of its path below it is folded. */
   readonly firstKeptSeq: number;
-  /** The fold as stored (the left branch's entry, with the engine's own fields), or null for the active one. */
-  readonly stored: BranchFold | null;
+  /** The fold's record as stored, with the engine's own fields: the left branch's entry, or the earlier fold shared. */
+  readonly stored: { readonly [field: string]: unknown } | null;
+  /** The branch's earlier folds with this one (oldest first). */
+  readonly earlier: readonly EarlierFold[];
+}
+
+/** The leaf of the branch the transcript's own fields belong to (for a file written before branches, its last kept seq). */
+export function recordedLeafOf(file: TranscriptFile, nextSeq: number): number {
+  return file.branches?.activeLeaf ?? keptSeqs(file, nextSeq)?.at(-1) ?? nextSeq - 1;
+}
+
+interface Candidate extends FoldOfBranch {
+  /** The branch the fold was made on. */
+  readonly leaf: number;
 }
 
 /**
- * The fold the branch ending at `leaf` reads from (`activeLeaf` being the transcript's active branch): its own,
- * when it is the active branch or was left with one; else the deepest fold it shares, one whose summarised prefix
- * lies on its path (it forks at or after that fold's point); else none (it reads its own history from the root,
- * and is folded for itself when it must be).
+ * The fold the branch ending at `leaf` reads from: the transcript's own when the branch is the one it was written
+ * for (or continues it); the fold it was left with; else the deepest fold (a branch's latest, or one of its earlier
+ * ones) whose folded prefix lies on its path, that is, it forks at or after that fold's point; else none (null: it
+ * reads its own history from the root, and is folded for itself when it must be).
  */
-export function branchFoldOf(
-  file: TranscriptFile | null,
-  tree: BranchTree,
-  activeLeaf: number,
-  leaf: number,
-): FoldOfBranch | null {
+export function branchFoldOf(file: TranscriptFile | null, tree: BranchTree, leaf: number): FoldOfBranch | null {
   if (file === null) return null;
-  const activeSeqs = keptSeqs(file, tree.nextSeq);
-  const candidates: Array<FoldOfBranch & { readonly leaf: number }> = [
-    {
-      from: "active",
-      leaf: activeLeaf,
-      ...(file.summary ? { summary: file.summary } : {}),
-      firstKeptSeq: file.summary?.firstKeptSeq ?? activeSeqs?.[0] ?? 0,
-      stored: null,
-    },
-  ];
+  const recordedLeaf = recordedLeafOf(file, tree.nextSeq);
+  const activeEarlier = file.branches?.earlier ?? [];
+  const active: Candidate = {
+    kind: "active",
+    leaf: recordedLeaf,
+    ...(file.summary ? { summary: file.summary } : {}),
+    firstKeptSeq: Math.min(keptStart(file, tree.nextSeq), Math.max(0, recordedLeaf)),
+    stored: null,
+    earlier: activeEarlier,
+  };
+  if (recordedLeaf < tree.nextSeq && isOnPath(tree, leaf, recordedLeaf)) return withoutLeaf(active);
+  const candidates: Candidate[] = [active];
   for (const [key, stored] of Object.entries(file.branches?.folds ?? {})) {
     const storedLeaf = Number(key);
     if (storedLeaf >= tree.nextSeq) continue;
-    candidates.push({
-      from: storedLeaf,
+    const left: Candidate = {
+      kind: "left",
       leaf: storedLeaf,
       ...(stored.summary ? { summary: stored.summary } : {}),
-      firstKeptSeq: stored.summary?.firstKeptSeq ?? stored.seqs[0] ?? 0,
+      firstKeptSeq: stored.seqs[0] ?? stored.summary?.firstKeptSeq ?? 0,
       stored,
-    });
+      earlier: stored.earlier ?? [],
+    };
+    if (isOnPath(tree, leaf, storedLeaf)) return withoutLeaf(left);
+    candidates.push(left);
   }
-  const own = candidates.find((candidate) => candidate.leaf === leaf);
-  if (own) return withoutLeaf(own);
-  let best: (FoldOfBranch & { readonly leaf: number }) | null = null;
+  let best: Candidate | null = null;
+  const consider = (candidate: Candidate) => {
+    if (candidate.firstKeptSeq === 0) return;
+    if (best !== null && candidate.firstKeptSeq <= best.firstKeptSeq) return;
+    if (forkPointOf(tree, candidate.leaf, leaf) < candidate.firstKeptSeq - 1) return;
+    best = candidate;
+  };
   for (const candidate of candidates) {
-    if (candidate.summary === undefined) continue;
-    if (forkPointOf(tree, candidate.leaf, leaf) < candidate.firstKeptSeq - 1) continue;
-    if (best === null || candidate.firstKeptSeq > best.firstKeptSeq) best = candidate;
+    consider({ ...candidate, kind: "shared" });
+    candidate.earlier.forEach((fold, index) => {
+      consider({
+        kind: "shared",
+        leaf: candidate.leaf,
+        summary: fold.summary,
+        firstKeptSeq: fold.summary.firstKeptSeq,
+        stored: fold,
+        earlier: candidate.earlier.slice(0, index),
+      });
+    });
   }
   return best ? withoutLeaf(best) : null;
 }
 
-function withoutLeaf({ leaf: _leaf, ...fold }: FoldOfBranch & { readonly leaf: number }): FoldOfBranch {
+function withoutLeaf({ leaf: _leaf, ...fold }: Candidate): FoldOfBranch {
   return fold;
 }

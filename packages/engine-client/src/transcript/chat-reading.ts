@@ -63,20 +63,18 @@ export async function readChatWith(steps: ChatReadSteps, options: ReadChatOption
   // Messages appended after the record continue the branch they were written on: the log's last is the leaf.
   const activeLeaf = tail.length > 0 || recordedLeaf === undefined ? nextSeq - 1 : Math.min(recordedLeaf, nextSeq - 1);
   let leaf = activeLeaf;
-  if (options.branch !== undefined) {
-    if (!Number.isSafeInteger(options.branch) || options.branch < 0 || options.branch >= nextSeq) {
-      throw new TurnSequenceError({ chatId: steps.chatId, expectedSeq: nextSeq, actualSeq: options.branch });
+  const asked = options.leaf ?? options.branch;
+  if (asked !== undefined) {
+    if (!Number.isSafeInteger(asked) || asked < 0 || asked >= nextSeq) {
+      throw new TurnSequenceError({ chatId: steps.chatId, expectedSeq: nextSeq, actualSeq: asked });
     }
-    leaf = newestLeaf(tree, options.branch);
+    leaf = options.leaf ?? newestLeaf(tree, asked);
   }
   const path = pathRanges(tree, leaf);
-  let keptFrom = nextSeq;
-  if (options.kept !== false) {
-    keptFrom =
-      leaf === activeLeaf
-        ? Math.min(keptStart(transcript, nextSeq), Math.max(leaf, 0))
-        : (branchFoldOf(transcript, tree, activeLeaf, leaf)?.firstKeptSeq ?? 0);
-  }
+  const keptFrom =
+    options.kept === false
+      ? nextSeq
+      : Math.min(branchFoldOf(transcript, tree, leaf)?.firstKeptSeq ?? 0, Math.max(leaf, 0));
   const keptRanges = options.kept === false ? [] : rangesFrom(path, keptFrom);
   const paged = page ? pageOfRanges(path, Math.min(page.before ?? nextSeq, nextSeq), page.limit) : null;
   const wanted = unionOf([...keptRanges, ...(paged?.ranges ?? [])]);

@@ -24,9 +24,14 @@ export interface ReadChatOptions {
   readonly kept?: boolean;
   /**
    * Read the branch through this seq (its newest leaf) instead of the active one: its kept part (from its own
-   * fold, see `branchFoldOf`) and its page. An unknown seq is a `TurnSequenceError`. Default: the active branch.
+   * fold: its own, else the deepest fold whose folded prefix lies on its path, else none) and its page. An unknown seq is a `TurnSequenceError`. Default: the active branch.
    */
   readonly branch?: number;
+  /**
+   * Read the branch ending exactly at this seq, whatever follows it (a regenerated answer's parent, say): its path
+   * and kept part as for `branch`. Wins over `branch`. An unknown seq is a `TurnSequenceError`.
+   */
+  readonly leaf?: number;
 }
 
 /**

@@ -41,6 +41,16 @@ export interface TranscriptFile {
 }
 
 /**
+ * One earlier fold of a branch: its summary (whose `firstKeptSeq` is the fold's point) and the engine's own fields
+ * of that moment (its fold state), passed through unchanged. A branch forking after that point but before a later
+ * one starts from it.
+ */
+export interface EarlierFold {
+  readonly summary: SummaryState;
+  readonly [field: string]: unknown;
+}
+
+/**
  * The fold of a branch that is not the active one, as it was when the branch was left: its summary and kept seqs
  * (the active branch's are the file's own `summary` and `seqs`). Fields the engine keeps per branch (its fold
  * state, what it learned from) ride along, passed through unchanged.
@@ -49,6 +59,8 @@ export interface BranchFold {
   readonly summary?: SummaryState;
   /** The kept seqs of the branch, strictly increasing, each on its path. */
   readonly seqs: readonly number[];
+  /** The branch's earlier folds, oldest first (a few of the latest). */
+  readonly earlier?: readonly EarlierFold[];
   readonly [field: string]: unknown;
 }
 
@@ -63,10 +75,12 @@ export interface TranscriptBranches {
   /** The log's length when this was written. */
   readonly through: number;
   /**
-   * The active branch's last message: what a new turn follows. When the log has grown past `through`, the
-   * active leaf is the log's last message instead (a turn, or an older reader, appended after it).
+   * The active branch's last message when this was written: what a new turn follows. When the log has grown past
+   * `through`, the active leaf is the log's last message instead (a turn, or an older reader, appended after it).
    */
   readonly activeLeaf: number;
+  /** The active branch's earlier folds, oldest first (a few of the latest), for branches forking between them. */
+  readonly earlier?: readonly EarlierFold[];
   /** The other branches' folds, keyed by their leaf's seq (in decimal). */
   readonly folds?: Readonly<Record<string, BranchFold>>;
 }
@@ -138,7 +152,13 @@ const summarySchema = z.looseObject({
   at: z.number(),
 });
 
-const branchFoldSchema = z.looseObject({ summary: summarySchema.optional(), seqs: z.array(seqSchema) });
+const earlierFoldsSchema = z.array(z.looseObject({ summary: summarySchema }));
+
+const branchFoldSchema = z.looseObject({
+  summary: summarySchema.optional(),
+  seqs: z.array(seqSchema),
+  earlier: earlierFoldsSchema.optional(),
+});
 
 const branchesSchema = z
   .looseObject({
@@ -151,6 +171,7 @@ const branchesSchema = z
     ),
     through: seqSchema,
     activeLeaf: z.number().int().min(-1),
+    earlier: earlierFoldsSchema.optional(),
     folds: z.record(z.string().regex(/^\d+$/), branchFoldSchema).optional(),
   })
   .superRefine((branches, context) => {

@@ -41,62 +41,6 @@ describe("reduceChat", () => {
     });
   });
 
-  describe("given the message-end of a regenerated answer (its parent before the branch's last message)", () => {
-    it("should show the new version in place of the old, with both as siblings, and move the leaf and next seq", () => {
-      const before = chat({ nextSeq: 2, activeLeaf: 1 });
-      const restarted = reduceChat(before, { type: "turn-start", chatId: "c", message: before.messages[0]! });
-      // The old answer stays shown until the new one is complete.
-      expect(restarted.messages.map((message) => message.seq)).toEqual([0, 1]);
-      const after = reduceChat(restarted, {
-        type: "message-end",
-        chatId: "c",
-        message: { seq: 2, parent: 0, role: "assistant", parts: [{ type: "text", text: "b again" }] },
-      });
-      expect(after.messages.map((message) => [message.seq, message.siblings])).toEqual([
-        [0, undefined],
-        [2, [1, 2]],
-      ]);
-      expect(after).toMatchObject({ nextSeq: 3, activeLeaf: 2 });
-    });
-  });
-
-  describe("given the turn-start of an edit (a person's message beside one already on the branch)", () => {
-    it("should replace the branch from the edit's parent on and keep the versions' seqs", () => {
-      const before = chat({
-        nextSeq: 4,
-        activeLeaf: 3,
-        messages: [
-          ...chat().messages,
-          { seq: 2, role: "user", parts: [{ type: "text", text: "c" }], siblings: [2] },
-          { seq: 3, role: "assistant", parts: [{ type: "text", text: "d" }] },
-        ],
-      });
-      const after = reduceChat(before, {
-        type: "turn-start",
-        chatId: "c",
-        message: { seq: 4, parent: 1, role: "user", parts: [{ type: "text", text: "c, edited" }] },
-      });
-      expect(after.messages.map((message) => [message.seq, message.siblings])).toEqual([
-        [0, undefined],
-        [1, undefined],
-        [4, [2, 4]],
-      ]);
-      expect(after).toMatchObject({ nextSeq: 5, activeLeaf: 4 });
-    });
-  });
-
-  describe("given a snapshot of an engine that does not say where its log ends", () => {
-    it("should add a message without a next seq or an active leaf", () => {
-      const after = reduceChat(chat(), {
-        type: "turn-start",
-        chatId: "c",
-        message: { seq: 2, role: "user", parts: [{ type: "text", text: "c" }] },
-      });
-      expect(after.nextSeq).toBeUndefined();
-      expect(after.activeLeaf).toBeUndefined();
-    });
-  });
-
   describe("given a compacted event", () => {
     it("should keep the summary state without the event's type and chat id", () => {
       const after = reduceChat(chat(), {

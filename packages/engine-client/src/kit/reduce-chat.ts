@@ -1,6 +1,6 @@
 import type { ChatSnapshot } from "../engine.js";
 import type { EngineEvent, HealthNote, SummaryState } from "../events.js";
-import { addUsage, type BranchMessage, type ChatMessage } from "../messages.js";
+import { addUsage, type ChatMessage } from "../messages.js";
 import { problemAfterFold } from "./turn-book.js";
 
 /** Adds a message at its place in the log, or replaces the one with the same `seq`. */
@@ -13,37 +13,6 @@ export function upsertMessage(messages: readonly ChatMessage[], message: ChatMes
   if (messages[index]?.seq === message.seq) next[index] = message;
   else next.splice(index, 0, message);
   return next;
-}
-
-/**
- * Adds a message to the active branch shown: a new version (an edit, a regenerated answer: its `parent` is
- * before the branch's last message) replaces the branch from its parent on, and carries the versions beside
- * it as `siblings`; anything else is {@link upsertMessage}.
- */
-export function placeOnBranch(messages: readonly BranchMessage[], message: BranchMessage): readonly BranchMessage[] {
-  const last = messages.at(-1);
-  const parent = message.parent ?? message.seq - 1;
-  if (!last || message.seq <= last.seq || parent >= last.seq) return upsertMessage(messages, message);
-  const kept = messages.filter((existing) => existing.seq <= parent);
-  const replaced = messages[kept.length];
-  const siblings =
-    message.siblings ??
-    (replaced && replaced.role === message.role ? [...(replaced.siblings ?? [replaced.seq]), message.seq] : undefined);
-  return [...kept, siblings ? { ...message, siblings } : message];
-}
-
-/** The chat with a message added: on its branch, the log's next seq and the active leaf moved past it. */
-function withMessage(chat: ChatSnapshot, message: ChatMessage): ChatSnapshot {
-  const messages = placeOnBranch(chat.messages, message);
-  // Only an engine that says where the log ends (and so where its branch ends) has these to move.
-  if (chat.nextSeq === undefined) return { ...chat, messages };
-  const leaf = messages.at(-1)?.seq;
-  return {
-    ...chat,
-    messages,
-    nextSeq: Math.max(chat.nextSeq, message.seq + 1),
-    ...(leaf !== undefined ? { activeLeaf: leaf } : {}),
-  };
 }
 
 function addNote(notes: readonly HealthNote[], note: HealthNote): readonly HealthNote[] {
@@ -60,9 +29,9 @@ export function reduceChat(chat: ChatSnapshot, event: EngineEvent): ChatSnapshot
   if (event.chatId !== chat.chatId) return chat;
   switch (event.type) {
     case "turn-start":
-      return { ...withMessage(chat, event.message), problem: null };
+      return { ...chat, messages: upsertMessage(chat.messages, event.message), problem: null };
     case "message-end":
-      return withMessage(chat, event.message);
+      return { ...chat, messages: upsertMessage(chat.messages, event.message) };
     case "compacted": {
       const { type: _type, chatId: _chatId, ...summary } = event;
       const state: SummaryState = summary;

@@ -1,13 +1,10 @@
-import { serve } from "srvx";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Engine } from "../engine.js";
-import { ChatBusyError, TurnSequenceError } from "../errors.js";
 import type { EngineEvent } from "../events.js";
 import { readEventStream } from "../protocol/event-stream.js";
 import type { WireCapabilities, WireChatPage, WireProblem } from "../protocol/wire.js";
-import { createRemoteEngine } from "../remote/remote-engine.js";
-import { createEngineHandler } from "./handler.js";
 import { createBranchingEngine } from "./testing/branching-engine.js";
+import { servedAuth, serveEngine } from "./testing/serve-engine.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -15,19 +12,13 @@ afterEach(async () => {
 });
 
 /** The handler over `engine` on loopback (real HTTP); its base URL. */
-async function serveEngine(engine: Engine): Promise<string> {
-  const handler = createEngineHandler({
-    engineFor: () => engine,
-    authorize: (request) => (request.headers.get("authorization") === "Bearer t" ? { userId: "person" } : null),
-    onError: () => undefined,
-  });
-  const server = serve({ fetch: handler, port: 0, hostname: "127.0.0.1", silent: true, gracefulShutdown: false });
-  await server.ready();
-  closers.push(() => server.close(true));
-  return (server.url as string).replace(/\/$/, "");
+async function serve(engine: Engine): Promise<string> {
+  const served = await serveEngine(engine);
+  closers.push(served.close);
+  return served.baseURL;
 }
 
-const auth = { authorization: "Bearer t" };
+const auth = servedAuth;
 
 function post(base: string, path: string, body: unknown): Promise<Response> {
   return fetch(`${base}${path}`, {
@@ -79,13 +70,13 @@ async function twoTurns(base: string): Promise<void> {
 describe("branches over the wire", () => {
   describe("given an engine with the branches capability", () => {
     it("should say so in GET /capabilities", async () => {
-      const base = await serveEngine(createBranchingEngine());
+      const base = await serve(createBranchingEngine());
       const capabilities = (await (await fetch(`${base}/capabilities`, { headers: auth })).json()) as WireCapabilities;
       expect(capabilities.branches).toBe(true);
     });
 
     it("should edit the 2nd person message, regenerate its answer and select the first branch again, each whole", async () => {
-      const base = await serveEngine(createBranchingEngine());
+      const base = await serve(createBranchingEngine());
       await twoTurns(base);
 
       // Edit: the log's next place, after the edited message's parent.
@@ -130,7 +121,7 @@ describe("branches over the wire", () => {
     });
 
     it("should page the active branch from its leaf", async () => {
-      const base = await serveEngine(createBranchingEngine());
+      const base = await serve(createBranchingEngine());
       await twoTurns(base);
       await turn(base, { seq: 4, parent: 1, text: "two, edited" });
       const newest = await page(base, "?limit=3");
@@ -145,7 +136,7 @@ describe("branches over the wire", () => {
 
     it("should refuse a stale parent as a stale seq (409 with nextSeq), writing nothing", async () => {
       const engine = createBranchingEngine();
-      const base = await serveEngine(engine);
+      const base = await serve(engine);
       await twoTurns(base);
       const refused = await problem(
         await post(base, "/chats/c/turns", { seq: 4, parent: 9, text: "x" }),
@@ -158,13 +149,13 @@ describe("branches over the wire", () => {
     });
 
     it("should refuse a turn without text unless it is a retry (400 invalid-body)", async () => {
-      const base = await serveEngine(createBranchingEngine());
+      const base = await serve(createBranchingEngine());
       const refused = await problem(await post(base, "/chats/c/turns", { seq: 0 }), 400, "invalid-body");
       expect(refused.issues?.[0]?.path).toBe("text");
     });
 
     it("should answer a branch switch to an unknown seq 404 with the log's next seq, and a bad body 400", async () => {
-      const base = await serveEngine(createBranchingEngine());
+      const base = await serve(createBranchingEngine());
       await twoTurns(base);
       const unknown = await problem(await post(base, "/chats/c/branch", { seq: 4 }), 404, "not-found");
       expect(unknown.nextSeq).toBe(4);
@@ -179,7 +170,7 @@ describe("branches over the wire", () => {
       const held = new Promise<void>((resolve) => {
         answer = resolve;
       });
-      const base = await serveEngine(createBranchingEngine({ beforeAnswer: () => held }));
+      const base = await serve(createBranchingEngine({ beforeAnswer: () => held }));
       const running = await post(base, "/chats/c/turns", { seq: 0, text: "one" });
       expect(running.status).toBe(200);
       await problem(await post(base, "/chats/c/branch", { seq: 0 }), 409, "busy");
@@ -194,60 +185,10 @@ describe("branches over the wire", () => {
   describe("given an engine without the branches capability", () => {
     it("should say so in GET /capabilities and answer a branch switch 404 no-branches", async () => {
       const engine = createBranchingEngine();
-      const base = await serveEngine({ ...engine, capabilities: {} });
+      const base = await serve({ ...engine, capabilities: {} });
       const capabilities = (await (await fetch(`${base}/capabilities`, { headers: auth })).json()) as WireCapabilities;
       expect(capabilities.branches).toBe(false);
       await problem(await post(base, "/chats/c/branch", { seq: 0 }), 404, "no-branches");
-    });
-  });
-
-  describe("given the remote engine on a server whose engine has branches", () => {
-    it("should declare branches and edit, regenerate and select over the wire", async () => {
-      const base = await serveEngine(createBranchingEngine());
-      const remote = await createRemoteEngine({ baseURL: base, headers: auth });
-      const branches = remote.capabilities.branches;
-      expect(branches).toBeDefined();
-      const send = async (input: Omit<Parameters<typeof remote.sendTurn>[0], "chatId">) => {
-        const end = await remote.sendTurn({ chatId: "c", ...input }).done;
-        expect(end.status).toBe("done");
-      };
-      await send({ seq: 0, text: "one" });
-      await send({ seq: 2, text: "two" });
-      await send({ seq: 4, parent: 1, text: "two, edited" });
-      await send({ seq: 4, text: "", retry: true });
-      const loaded = await remote.loadChat("c");
-      expect(loaded.messages.map((message) => message.seq)).toEqual([0, 1, 4, 6]);
-      expect(loaded.messages.at(-1)?.siblings).toEqual([5, 6]);
-
-      const first = await branches?.selectBranch("c", 2);
-      expect(first?.messages.map((message) => [message.seq, message.siblings])).toEqual([
-        [0, undefined],
-        [1, undefined],
-        [2, [2, 4]],
-        [3, undefined],
-      ]);
-      expect(first).toMatchObject({ nextSeq: 7, activeLeaf: 3 });
-      const paged = await branches?.selectBranch("c", 5, { page: { limit: 2 } });
-      expect(paged?.messages.map((message) => message.seq)).toEqual([4, 5]);
-      expect(paged?.hasOlder).toBe(true);
-
-      const unknown = await branches?.selectBranch("c", 70).catch((error: unknown) => error);
-      expect(TurnSequenceError.isInstance(unknown)).toBe(true);
-      expect(unknown).toMatchObject({ expectedSeq: 7, actualSeq: 70 });
-    });
-
-    it("should refuse a switch while its own turn of the chat runs (ChatBusyError)", async () => {
-      let answer: () => void = () => undefined;
-      const held = new Promise<void>((resolve) => {
-        answer = resolve;
-      });
-      const base = await serveEngine(createBranchingEngine({ beforeAnswer: () => held }));
-      const remote = await createRemoteEngine({ baseURL: base, headers: auth });
-      const running = remote.sendTurn({ chatId: "c", seq: 0, text: "one" });
-      const refused = await remote.capabilities.branches?.selectBranch("c", 0).catch((error: unknown) => error);
-      expect(ChatBusyError.isInstance(refused)).toBe(true);
-      answer();
-      expect((await running.done).status).toBe("done");
     });
   });
 });

@@ -70,7 +70,7 @@ export function createBranchingEngine(options: BranchingEngineOptions = {}): Bra
       ...(page ? { hasOlder: older.length > messages.length } : {}),
       summary: null,
       healthNotes: [],
-      model: null,
+      model: { id: "branching", displayName: "Branching (test)", ready: true, local: true },
       contextUsage: null,
       problem: null,
       usage: emptyUsage,
@@ -125,12 +125,15 @@ export function createBranchingEngine(options: BranchingEngineOptions = {}): Bra
         await options.beforeAnswer?.();
         const text = `Answer to ${question.parts[0]?.type === "text" ? question.parts[0].text : "?"}`;
         const seq = chat.log.length;
-        const answer = placed({ seq, role: "assistant", parts: [{ type: "text", text }] }, question.seq);
+        const answer = placed(
+          { seq, role: "assistant", parts: [{ type: "text", text }], finishReason: "stop" },
+          question.seq,
+        );
         turn.send({ type: "message-start", chatId, seq, role: "assistant" });
         turn.send({ type: "text-delta", chatId, seq, delta: text });
         chat.log.push(answer);
         chat.leaf = seq;
-        turn.send({ type: "message-end", chatId, message: answer });
+        turn.send({ type: "message-end", chatId, message: answer, finishReason: "stop" });
         const end: EngineEventOf<"turn-end"> = {
           type: "turn-end",
           chatId,

@@ -1,4 +1,5 @@
 import {
+  type BranchMessage,
   ChatBusyError,
   type ChatMessage,
   type Engine,
@@ -218,7 +219,7 @@ export function engineContract(name: string, makeEngine: MakeEngine): void {
     });
 
     describe("on engines with the branches capability", () => {
-      const shapeOf = (messages: readonly ChatMessage[]) =>
+      const shapeOf = (messages: readonly BranchMessage[]) =>
         messages.map((message) => [message.seq, messageText(message), message.siblings ?? null] as const);
 
       it("should edit a person's message as a new branch beside it, every version kept, the same in another engine", async (context) => {

@@ -1,9 +1,6 @@
 import type { SummaryState } from "../events.js";
 import { type BranchTree, forkPointOf, isOnPath } from "./branch-tree.js";
-import { type EarlierFold, keptSeqs, keptStart, type TranscriptFile } from "./transcript-file.js";
-
-/** How many earlier folds a branch keeps, for branches that fork between them; one forking before reads its own history. */
-export const earlierFoldsKept = 8;
+import { type BranchFold, type EarlierFold, keptSeqs, keptStart, type TranscriptFile } from "./transcript-file.js";
 
 /** The fold a branch reads from: a summary of a prefix of its path, and where its kept part starts. */
 export interface FoldOfBranch {
@@ -19,6 +16,10 @@ export interface FoldOfBranch {
   readonly firstKeptSeq: number;
   /** The fold's record as stored, with the engine's own fields: the left branch's entry, or the earlier fold shared. */
   readonly stored: { readonly [field: string]: unknown } | null;
+  /** The leaf of the branch the fold was made on. */
+  readonly leaf: number;
+  /** That branch's entry when it is a left one (what it learned rides on it), null for the active branch. */
+  readonly branch: BranchFold | null;
   /** The branch's earlier folds with this one (oldest first). */
   readonly earlier: readonly EarlierFold[];
 }
@@ -28,10 +29,7 @@ export function recordedLeafOf(file: TranscriptFile, nextSeq: number): number {
   return file.branches?.activeLeaf ?? keptSeqs(file, nextSeq)?.at(-1) ?? nextSeq - 1;
 }
 
-interface Candidate extends FoldOfBranch {
-  /** The branch the fold was made on. */
-  readonly leaf: number;
-}
+type Candidate = FoldOfBranch;
 
 /**
  * The fold the branch ending at `leaf` reads from: the transcript's own when the branch is the one it was written
@@ -49,9 +47,10 @@ export function branchFoldOf(file: TranscriptFile | null, tree: BranchTree, leaf
     ...(file.summary ? { summary: file.summary } : {}),
     firstKeptSeq: Math.min(keptStart(file, tree.nextSeq), Math.max(0, recordedLeaf)),
     stored: null,
+    branch: null,
     earlier: activeEarlier,
   };
-  if (recordedLeaf < tree.nextSeq && isOnPath(tree, leaf, recordedLeaf)) return withoutLeaf(active);
+  if (recordedLeaf < tree.nextSeq && isOnPath(tree, leaf, recordedLeaf)) return active;
   const candidates: Candidate[] = [active];
   for (const [key, stored] of Object.entries(file.branches?.folds ?? {})) {
     const storedLeaf = Number(key);
@@ -62,9 +61,10 @@ export function branchFoldOf(file: TranscriptFile | null, tree: BranchTree, leaf
       ...(stored.summary ? { summary: stored.summary } : {}),
       firstKeptSeq: stored.seqs[0] ?? stored.summary?.firstKeptSeq ?? 0,
       stored,
+      branch: stored,
       earlier: stored.earlier ?? [],
     };
-    if (isOnPath(tree, leaf, storedLeaf)) return withoutLeaf(left);
+    if (isOnPath(tree, leaf, storedLeaf)) return left;
     candidates.push(left);
   }
   let best: Candidate | null = null;
@@ -83,13 +83,10 @@ export function branchFoldOf(file: TranscriptFile | null, tree: BranchTree, leaf
         summary: fold.summary,
         firstKeptSeq: fold.summary.firstKeptSeq,
         stored: fold,
+        branch: candidate.branch,
         earlier: candidate.earlier.slice(0, index),
       });
     });
   }
-  return best ? withoutLeaf(best) : null;
-}
-
-function withoutLeaf({ leaf: _leaf, ...fold }: Candidate): FoldOfBranch {
-  return fold;
+  return best;
 }

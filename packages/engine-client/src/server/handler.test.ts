@@ -112,7 +112,7 @@ describe("the engine handler over real HTTP, endpoint by endpoint", () => {
       protocol: 1,
       engine: { id: "api", displayName: "OpenRouter (fake)" },
       context: true,
-      branches: false,
+      branches: true,
     });
   });
 
@@ -193,8 +193,8 @@ describe("the engine handler over real HTTP, endpoint by endpoint", () => {
       expect(problem.type).toBe("urn:conch:problem:stale-seq");
       expect(problem.nextSeq).toBe(2);
     }
-    // A retry must name the person's message that is the log's last: here it is not.
-    const retry = await call(server, "/chats/stale/turns", postJson({ seq: 0, text: "Hi", retry: true }));
+    // A retry must name a person's message on the active branch: the answer at 1 is not one.
+    const retry = await call(server, "/chats/stale/turns", postJson({ seq: 1, retry: true }));
     expect(retry.status).toBe(409);
     await text(retry);
     // Nothing refused runs later: once a next turn has ended, the chat holds it alone and the provider saw it only.

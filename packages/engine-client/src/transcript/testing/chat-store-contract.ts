@@ -501,9 +501,10 @@ export function chatStoreContract(
         await store.writeTranscript("restart", file);
         const second = await openSecond();
         expect(await second.readLog("restart")).toEqual(log);
-        expect(await second.readChat("restart", { page: { limit: 2 } })).toEqual({
+        expect(await second.readChat("restart", { page: { limit: 2 } })).toMatchObject({
           nextSeq: 5,
           transcript: file,
+          leaf: 4,
           keptFrom: 3,
           kept: log.slice(3),
           page: log.slice(3),

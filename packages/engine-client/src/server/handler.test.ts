@@ -228,6 +228,37 @@ describe("the engine handler over real HTTP, endpoint by endpoint", () => {
     ]);
   });
 
+  it("given a regenerate of an earlier message running, GET should stop before it and its events bring the new branch", async () => {
+    server.script.queue.push({ text: "First answer." }, { text: "Second answer." });
+    await readTurn(await call(server, "/chats/regen/turns", postJson({ seq: 0, text: "One" })));
+    await readTurn(await call(server, "/chats/regen/turns", postJson({ seq: 2, text: "Two" })));
+    server.script.queue.push({ text: longReply });
+    const regenerating = await call(server, "/chats/regen/turns", postJson({ seq: 0, retry: true }));
+    expect(regenerating.status).toBe(200);
+    const during = await chat(server, "regen");
+    expect(during.running).toBe(true);
+    // The turn answers the message at 0: the page stops before it, and the events from the cursor bring it in.
+    expect(during.snapshot.messages).toEqual([]);
+    const events = await readTurn(
+      await call(server, `/chats/regen/events?after=${during.cursor ?? ""}`, { headers: {} }),
+    );
+    expect(events[0]?.event).toMatchObject({ type: "turn-start", message: { seq: 0 } });
+    expect(events.find(({ event }) => event.type === "message-end")?.event).toMatchObject({
+      message: { seq: 4, parent: 0 },
+    });
+    await readTurn(regenerating);
+    const after = await chat(server, "regen");
+    expect(after.snapshot.messages.map((message) => [message.seq, message.siblings])).toEqual([
+      [0, undefined],
+      [4, [1, 4]],
+    ]);
+    expect(after.snapshot).toMatchObject({ nextSeq: 5, activeLeaf: 4 });
+    const back = await call(server, "/chats/regen/branch", postJson({ seq: 1 }));
+    expect(back.status).toBe(200);
+    const first = JSON.parse(await text(back)) as WireChatPage;
+    expect(first.snapshot.messages.map((message) => message.seq)).toEqual([0, 1, 2, 3]);
+  });
+
   it("given two people with the same chat id, should keep each one's chat to them", async () => {
     server.script.queue.push({ text: "Alice's answer." });
     await readTurn(await call(server, "/chats/shared-id/turns", postJson({ seq: 0, text: "Alice's secret plan" })));

@@ -1,0 +1,118 @@
+import { type FakeChatRequest, type FakeProvider, scriptedSummaryReply, startFakeProvider } from "@conch/fake-provider";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Engine, TurnInput } from "../engine.js";
+import { hasBranches } from "../engine.js";
+import { createProvider } from "../providers/create-provider.js";
+import { createMemoryChatStore } from "../transcript/memory-store.js";
+import { createApiEngine } from "./api-engine.js";
+
+// Folds per branch (#33): a branch forking before, at or after a fold point is sent, request by request, what a
+// linear chat of that branch alone is sent, and never more than the window, with the server counting every request
+// with a real tokenizer (o200k).
+
+const servers: FakeProvider[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+const window = 4_000;
+
+/** The model's answer depends only on the person's last words: the same chat gets the same answers. */
+function reply(request: FakeChatRequest) {
+  if (request.model === "cheap") return scriptedSummaryReply(request);
+  const asked = request.lastUserText.slice(0, 24);
+  return { text: `About "${asked}": ${"here is a careful answer with details ".repeat(18)}` };
+}
+
+async function engineOverFakeProvider() {
+  const server = await startFakeProvider({
+    dialect: "openai",
+    row: "openrouter",
+    models: [
+      { id: "chat", window },
+      { id: "cheap", window: 128_000 },
+    ],
+    countTokens: (text) => countTokens(text),
+    reply,
+  });
+  servers.push(server);
+  const provider = createProvider("openrouter", { baseURL: server.baseURL, local: false, cheapestModel: "cheap" });
+  const engine = createApiEngine({
+    provider,
+    model: "chat",
+    store: createMemoryChatStore(),
+    systemPrompt: "You are a helpful assistant.",
+    // Folds happen in the turn that needs them, so two chats fold at the same turns.
+    foldAhead: false,
+    now: () => 1_000,
+  });
+  if (!hasBranches(engine)) throw new Error("the API engine declares branches");
+  return { server, engine };
+}
+
+const question = (index: number) => `Question ${index}: ${"please explain the next step in detail ".repeat(14)}`;
+
+/** The chat model's requests from the `from`-th on, as sent. */
+function chatBodies(server: FakeProvider, from = 0): unknown[] {
+  return server
+    .chatRequests()
+    .filter((request) => request.model === "chat")
+    .slice(from)
+    .map((request) => request.body);
+}
+
+async function send(engine: Engine, input: TurnInput): Promise<void> {
+  const end = await engine.sendTurn(input).done;
+  expect(end.status).toBe("done");
+}
+
+describe("folds per branch, against a real tokenizer", () => {
+  it.each([
+    ["before", -4],
+    ["at", 0],
+    ["after", 4],
+  ] as const)(
+    "a branch forking %s a fold point is sent what a linear chat of that branch alone is sent",
+    async (_where, offset) => {
+      // The chat as it went: ten turns, folding on the way.
+      const { server, engine } = await engineOverFakeProvider();
+      for (let turn = 0; turn < 10; turn++) await send(engine, { chatId: "b", seq: turn * 2, text: question(turn) });
+      const folded = await engine.loadChat("b");
+      const foldPoint = folded.summary?.firstKeptSeq ?? 0;
+      expect(foldPoint).toBeGreaterThan(4);
+      // The person edits the person's message whose parent lies `offset` from the fold point's (an even seq).
+      const edited = Math.max(2, foldPoint + offset - (foldPoint % 2));
+      const sentBefore = chatBodies(server).length;
+      await send(engine, { chatId: "b", seq: 20, parent: edited - 1, text: "Edited: let us take another way" });
+      for (let turn = 0; turn < 4; turn++)
+        await send(engine, { chatId: "b", seq: 22 + turn * 2, text: question(20 + turn) });
+      const branched = chatBodies(server, sentBefore);
+      // After the fold was made, the branch shares it; before (or at its point, before it was made), it reads its own
+      // history, and is folded for itself once it must be.
+      const summarised = branched.map((body) => JSON.stringify(body).includes("<earlier-in-this-chat>"));
+      expect(summarised[0]).toBe(offset > 0);
+      expect(summarised.at(-1)).toBe(true);
+
+      // The same branch, played as a linear chat from its first turn.
+      const linear = await engineOverFakeProvider();
+      for (let turn = 0; turn < edited / 2; turn++)
+        await send(linear.engine, { chatId: "l", seq: turn * 2, text: question(turn) });
+      const linearBefore = chatBodies(linear.server).length;
+      await send(linear.engine, { chatId: "l", seq: edited, text: "Edited: let us take another way" });
+      for (let turn = 0; turn < 4; turn++)
+        await send(linear.engine, { chatId: "l", seq: edited + 2 + turn * 2, text: question(20 + turn) });
+      expect(branched).toEqual(chatBodies(linear.server, linearBefore));
+      // Nothing over the window, on either.
+      for (const request of [...server.chatRequests(), ...linear.server.chatRequests()]) {
+        if (request.model === "chat") expect(countTokens(JSON.stringify(request.body))).toBeLessThanOrEqual(window);
+      }
+      // Every version is still there: the first branch, whole, a switch away.
+      const first = await (
+        engine.capabilities.branches as NonNullable<Engine["capabilities"]["branches"]>
+      ).selectBranch("b", 19);
+      expect(first.messages.map((message) => message.seq)).toEqual(Array.from({ length: 20 }, (_, seq) => seq));
+      expect(first.summary?.firstKeptSeq).toBe(foldPoint);
+    },
+  );
+});

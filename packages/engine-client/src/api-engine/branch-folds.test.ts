@@ -1,9 +1,15 @@
+import { appendFile, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type FakeChatRequest, type FakeProvider, scriptedSummaryReply, startFakeProvider } from "@conch/fake-provider";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Engine, TurnInput } from "../engine.js";
+import type { BranchCapability, Engine, TurnInput } from "../engine.js";
 import { hasBranches } from "../engine.js";
+import { type ChatMessage, messageText } from "../messages.js";
 import { createProvider } from "../providers/create-provider.js";
+import type { ChatStore } from "../transcript/chat-store.js";
+import { createFileChatStore } from "../transcript/file-store.node.js";
 import { createMemoryChatStore } from "../transcript/memory-store.js";
 import { createApiEngine } from "./api-engine.js";
 
@@ -12,8 +18,10 @@ import { createApiEngine } from "./api-engine.js";
 // with a real tokenizer (o200k).
 
 const servers: FakeProvider[] = [];
+const folders: string[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
+  await Promise.all(folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
 });
 
 const window = 4_000;
@@ -25,7 +33,7 @@ function reply(request: FakeChatRequest) {
   return { text: `About "${asked}": ${"here is a careful answer with details ".repeat(18)}` };
 }
 
-async function engineOverFakeProvider() {
+async function engineOverFakeProvider(store: ChatStore = createMemoryChatStore()) {
   const server = await startFakeProvider({
     dialect: "openai",
     row: "openrouter",
@@ -41,14 +49,14 @@ async function engineOverFakeProvider() {
   const engine = createApiEngine({
     provider,
     model: "chat",
-    store: createMemoryChatStore(),
+    store,
     systemPrompt: "You are a helpful assistant.",
     // Folds happen in the turn that needs them, so two chats fold at the same turns.
     foldAhead: false,
     now: () => 1_000,
   });
   if (!hasBranches(engine)) throw new Error("the API engine declares branches");
-  return { server, engine };
+  return { server, engine, branches: engine.capabilities.branches as BranchCapability };
 }
 
 const question = (index: number) => `Question ${index}: ${"please explain the next step in detail ".repeat(14)}`;
@@ -115,4 +123,63 @@ describe("folds per branch, against a real tokenizer", () => {
       expect(first.summary?.firstKeptSeq).toBe(foldPoint);
     },
   );
+});
+
+describe("a crash mid-edit on the file store", () => {
+  /** A folded chat of ten turns on disk, and the edit of its 6th person's message as the engine appends it. */
+  async function editOnDisk() {
+    const root = await mkdtemp(join(tmpdir(), "branch-crash-"));
+    folders.push(root);
+    const { engine } = await engineOverFakeProvider(createFileChatStore({ root }));
+    for (let turn = 0; turn < 10; turn++) await send(engine, { chatId: "c", seq: turn * 2, text: question(turn) });
+    const before = await engine.loadChat("c");
+    const edit: ChatMessage = {
+      seq: 20,
+      role: "user",
+      parts: [{ type: "text", text: "Edited: let us take another way" }],
+      createdAt: 2_000,
+      parent: 9,
+    };
+    return { root, before, edit };
+  }
+
+  it("should lose nothing when the process dies after the edit is in the log, before any transcript is written", async () => {
+    const { root, before, edit } = await editOnDisk();
+    // What the engine writes first, and all it wrote before the crash.
+    await createFileChatStore({ root }).appendLog("c", [edit]);
+    const { engine, branches } = await engineOverFakeProvider(createFileChatStore({ root }));
+    const after = await engine.loadChat("c");
+    expect(after.messages.map((message) => message.seq)).toEqual([...Array.from({ length: 10 }, (_, seq) => seq), 20]);
+    expect(after.messages.at(-1)).toMatchObject({ seq: 20, parent: 9, siblings: [10, 20] });
+    expect(after).toMatchObject({ nextSeq: 21, activeLeaf: 20 });
+    // The edit is answered as a turn that failed would be: again.
+    await send(engine, { chatId: "c", seq: 20, text: "", retry: true });
+    expect((await engine.loadChat("c")).messages.map((message) => message.seq).slice(-2)).toEqual([20, 21]);
+    // The first branch is whole, with its fold.
+    const first = await branches.selectBranch("c", 19);
+    expect(first.messages.map((message) => [message.seq, messageText(message)])).toEqual(
+      before.messages.map((message) => [message.seq, messageText(message)]),
+    );
+    expect(first.summary).toEqual(before.summary);
+    expect(await createFileChatStore({ root }).readLog("c")).toHaveLength(22);
+  });
+
+  it("should read the chat as before the edit when the process died writing its line, the torn line kept aside", async () => {
+    const { root, before, edit } = await editOnDisk();
+    const store = createFileChatStore({ root });
+    const line = JSON.stringify(edit);
+    await appendFile(store.logPath("c"), line.slice(0, line.length >> 1));
+    const { engine } = await engineOverFakeProvider(createFileChatStore({ root }));
+    const after = await engine.loadChat("c");
+    expect(after.messages.map((message) => message.seq)).toEqual(before.messages.map((message) => message.seq));
+    expect(after).toMatchObject({ nextSeq: 20, activeLeaf: 19 });
+    expect(after.healthNotes.map((note) => note.kind)).toContain("log-repaired");
+    // The edit sent again goes where it went.
+    await send(engine, { chatId: "c", seq: 20, parent: 9, text: "Edited: let us take another way" });
+    expect((await engine.loadChat("c")).messages.map((message) => message.seq)).toEqual([
+      ...Array.from({ length: 10 }, (_, seq) => seq),
+      20,
+      21,
+    ]);
+  });
 });

@@ -1,7 +1,17 @@
-import { appendFile, mkdtemp, rm } from "node:fs/promises";
+import { appendFile, cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FakeChatRequest, type FakeProvider, scriptedSummaryReply, startFakeProvider } from "@conch/fake-provider";
+import {
+  createReplayScript,
+  type FakeChatRequest,
+  type FakeProvider,
+  type FakeReplySource,
+  loadConversationFile,
+  recordedTurns,
+  replayTurns,
+  scriptedSummaryReply,
+  startFakeProvider,
+} from "@conch/fake-provider";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BranchCapability, Engine, TurnInput } from "../engine.js";
@@ -33,7 +43,10 @@ function reply(request: FakeChatRequest) {
   return { text: `About "${asked}": ${"here is a careful answer with details ".repeat(18)}` };
 }
 
-async function engineOverFakeProvider(store: ChatStore = createMemoryChatStore()) {
+async function engineOverFakeProvider(
+  store: ChatStore = createMemoryChatStore(),
+  replySource: FakeReplySource = reply,
+) {
   const server = await startFakeProvider({
     dialect: "openai",
     row: "openrouter",
@@ -42,7 +55,7 @@ async function engineOverFakeProvider(store: ChatStore = createMemoryChatStore()
       { id: "cheap", window: 128_000 },
     ],
     countTokens: (text) => countTokens(text),
-    reply,
+    reply: replySource,
   });
   servers.push(server);
   const provider = createProvider("openrouter", { baseURL: server.baseURL, local: false, cheapestModel: "cheap" });
@@ -181,5 +194,51 @@ describe("a crash mid-edit on the file store", () => {
       20,
       21,
     ]);
+  });
+});
+
+describe("today's files, read as one branch", () => {
+  it("should read a recorded chat whose transcript predates branches as one branch, and send the next turn byte for byte as before", async () => {
+    // 12 turns of a real agent session (tool rounds included), played and folded at a 4,000-token window.
+    const conversation = loadConversationFile("minsky-specstory.jsonl")[0];
+    const turns = recordedTurns(conversation?.messages ?? []).slice(0, 12);
+    const recorded = await mkdtemp(join(tmpdir(), "branch-today-"));
+    const today = await mkdtemp(join(tmpdir(), "branch-today-"));
+    folders.push(recorded, today);
+    const script = createReplayScript(["cheap"]);
+    const played = await engineOverFakeProvider(createFileChatStore({ root: recorded }), script.reply);
+    const stats = await replayTurns(played.engine, "m", turns, script);
+    expect(stats.problems).toBe(0);
+    expect(stats.folds).toBeGreaterThan(0);
+    // Today's files: the same log (no message has a parent), and the transcript without the record of the tree.
+    await cp(recorded, today, { recursive: true });
+    const transcriptPath = join(today, "api-sessions", "m.json");
+    const { branches, ...file } = JSON.parse(await readFile(transcriptPath, "utf8")) as Record<string, unknown>;
+    expect(branches).toMatchObject({ forks: [] });
+    await writeFile(transcriptPath, JSON.stringify(file));
+    const log = await createFileChatStore({ root: today }).readLog("m");
+    expect(log.every((message) => message.parent === undefined)).toBe(true);
+
+    const next = { text: "The next answer." };
+    const snapshots = [];
+    const requests = [];
+    for (const root of [recorded, today]) {
+      const nextScript = createReplayScript(["cheap"]);
+      const { engine, server } = await engineOverFakeProvider(createFileChatStore({ root }), nextScript.reply);
+      const chat = await engine.loadChat("m");
+      snapshots.push(chat);
+      nextScript.queue.push(next);
+      await send(engine, { chatId: "m", seq: log.length, text: "And now, the tests?" });
+      requests.push(chatBodies(server));
+    }
+    const [withRecord, withoutRecord] = snapshots;
+    expect(withoutRecord?.messages).toEqual(withRecord?.messages);
+    expect(withoutRecord?.messages.some((message) => message.siblings !== undefined)).toBe(false);
+    expect(withoutRecord).toMatchObject({ nextSeq: log.length, activeLeaf: log.length - 1 });
+    expect(withoutRecord?.summary).toEqual(withRecord?.summary);
+    expect(requests[1]).toEqual(requests[0]);
+    // Written again, the file records the tree: one branch, through the log's end.
+    const migrated = JSON.parse(await readFile(transcriptPath, "utf8")) as { branches?: unknown };
+    expect(migrated.branches).toMatchObject({ forks: [], through: log.length + 2, activeLeaf: log.length + 1 });
   });
 });

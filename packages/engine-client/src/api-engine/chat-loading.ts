@@ -141,6 +141,7 @@ export async function loadChatRuntime(
 function takeBranchFold(rt: ChatRuntime, file: TranscriptFile): void {
   const { tree } = rt;
   rt.earlier = [...(file.branches?.earlier ?? [])];
+  rt.foldedAt = file.branches?.foldedAt ?? null;
   rt.branchFolds = { ...file.branches?.folds };
   const fold = branchFoldOf(file, tree, rt.leaf);
   if (fold?.kind === "active") return;
@@ -215,6 +216,7 @@ function transcriptFileOf(parts: EngineParts, rt: ChatRuntime, kept: readonly Ch
     forks: rt.tree.forks,
     through: rt.tree.nextSeq,
     activeLeaf: rt.leaf,
+    ...(rt.foldedAt === null ? {} : { foldedAt: rt.foldedAt }),
     ...(rt.earlier.length > 0 ? { earlier: rt.earlier } : {}),
     ...(Object.keys(rt.branchFolds).length > 0 ? { folds: rt.branchFolds } : {}),
   };

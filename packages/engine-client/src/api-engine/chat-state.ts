@@ -26,6 +26,8 @@ export interface ChatRuntime {
   leaf: number;
   /** The active branch's earlier folds, oldest first (a few of the latest), for branches forking between them. */
   earlier: EarlierFold[];
+  /** The active branch's last message when its latest fold was made; null when none was recorded. */
+  foldedAt: number | null;
   /** The other branches' folds, by leaf (see `TranscriptBranches.folds`). */
   branchFolds: Record<string, BranchFold>;
   file: TranscriptFile | null;
@@ -115,6 +117,7 @@ export function emptyChatRuntime(chatId: string, cache: EstimateCache = createEs
     tree: branchTree(0, []),
     leaf: -1,
     earlier: [],
+    foldedAt: null,
     branchFolds: {},
     file: null,
     summary: null,
@@ -205,7 +208,8 @@ export const earlierFoldsKept = 8;
 /** A fold replaced by a newer one on the active branch: kept, for branches that fork between the two. */
 export function keepEarlierFold(rt: ChatRuntime): void {
   if (rt.summary === null) return;
-  rt.earlier = [...rt.earlier, { summary: rt.summary, fold: rt.fold }].slice(-earlierFoldsKept);
+  const made = rt.foldedAt === null ? {} : { foldedAt: rt.foldedAt };
+  rt.earlier = [...rt.earlier, { summary: rt.summary, fold: rt.fold, ...made }].slice(-earlierFoldsKept);
 }
 
 /** The active branch's fold and learning, as another branch keeps them while it is not active. */
@@ -214,6 +218,7 @@ export function foldOfActiveBranch(rt: ChatRuntime, keptSeqs: readonly number[])
     ...(rt.summary ? { summary: rt.summary } : {}),
     seqs: keptSeqs,
     ...(rt.earlier.length > 0 ? { earlier: rt.earlier } : {}),
+    ...(rt.foldedAt === null ? {} : { foldedAt: rt.foldedAt }),
     fold: rt.fold,
     readUntil: rt.learning.readUntil,
     learned: rt.learning.learned,
@@ -234,6 +239,7 @@ export function applyBranchFold(rt: ChatRuntime, fold: FoldOfBranch | null, reco
   const fields = stored.success ? stored.data : {};
   rt.summary = fold?.summary ?? null;
   rt.earlier = [...(fold?.earlier ?? [])];
+  rt.foldedAt = fold?.foldedAt ?? null;
   const firstKeptSeq = fold?.firstKeptSeq ?? 0;
   rt.fold = fold?.kind === "left" && fields.fold ? fields.fold : { firstKeptSeq, textLimit: null };
   const learnedOn = fold?.leaf ?? recordedLeaf;

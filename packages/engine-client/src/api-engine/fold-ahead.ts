@@ -171,7 +171,8 @@ export function createFoldsAhead(
       if (outside && event.type === "compacted") landed.set(fold.chatId, event);
       send(event);
     };
-    const outcome = await commitFold(context, { ...fold.input, planned, rt, send: sendAndKeep }, summary, outside);
+    const input = { ...fold.input, planned, rt, send: sendAndKeep, foldedAt: fold.base.leaf };
+    const outcome = await commitFold(context, input, summary, outside);
     return outside ? emptyUsage : outcome.usage;
   }
 

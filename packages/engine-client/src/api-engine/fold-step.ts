@@ -67,6 +67,8 @@ export interface FoldInput {
    * (a fold that must happen drops its turns, as the ADR allows).
    */
   readonly withoutSummary?: () => FoldPlan | null;
+  /** The active branch's last message when the fold was planned (a fold ahead's, from before). Default: now. */
+  readonly foldedAt?: number;
 }
 
 /** What the summariser gave a fold: its result, and whether the fold's time limit ended it. */
@@ -182,6 +184,7 @@ export async function commitFold(
   // The fold this one replaces stays a while, for a branch that forks between the two.
   keepEarlierFold(rt);
   rt.summary = summaryState;
+  rt.foldedAt = input.foldedAt ?? rt.leaf;
   rt.fold = planned.state;
   // The fold answers a standing too-long card: cleared here, so that a reload does not bring it back. A turn's fold
   // is written with its answer when the store writes turns whole (or as the turn ends, if none).

@@ -22,6 +22,8 @@ export interface FoldOfBranch {
   readonly branch: BranchFold | null;
   /** The branch's earlier folds with this one (oldest first). */
   readonly earlier: readonly EarlierFold[];
+  /** The last message of the branch it was made on when it was made; undefined when not recorded. */
+  readonly foldedAt?: number;
 }
 
 /** The leaf of the branch the transcript's own fields belong to (for a file written before branches, its last kept seq). */
@@ -34,8 +36,9 @@ type Candidate = FoldOfBranch;
 /**
  * The fold the branch ending at `leaf` reads from: the transcript's own when the branch is the one it was written
  * for (or continues it); the fold it was left with; else the deepest fold (a branch's latest, or one of its earlier
- * ones) whose folded prefix lies on its path, that is, it forks at or after that fold's point; else none (null: it
- * reads its own history from the root, and is folded for itself when it must be).
+ * ones) made on a path this branch shares up to the message the fold was made at (`foldedAt`), so that the branch
+ * is folded as a chat of that branch alone would be; else none (null: it reads its own history from the root, and
+ * is folded for itself when it must be).
  */
 export function branchFoldOf(file: TranscriptFile | null, tree: BranchTree, leaf: number): FoldOfBranch | null {
   if (file === null) return null;
@@ -49,6 +52,7 @@ export function branchFoldOf(file: TranscriptFile | null, tree: BranchTree, leaf
     stored: null,
     branch: null,
     earlier: activeEarlier,
+    ...(file.branches?.foldedAt !== undefined ? { foldedAt: file.branches.foldedAt } : {}),
   };
   if (recordedLeaf < tree.nextSeq && isOnPath(tree, leaf, recordedLeaf)) return active;
   const candidates: Candidate[] = [active];
@@ -63,6 +67,7 @@ export function branchFoldOf(file: TranscriptFile | null, tree: BranchTree, leaf
       stored,
       branch: stored,
       earlier: stored.earlier ?? [],
+      ...(stored.foldedAt !== undefined ? { foldedAt: stored.foldedAt } : {}),
     };
     if (isOnPath(tree, leaf, storedLeaf)) return left;
     candidates.push(left);
@@ -71,7 +76,8 @@ export function branchFoldOf(file: TranscriptFile | null, tree: BranchTree, leaf
   const consider = (candidate: Candidate) => {
     if (candidate.firstKeptSeq === 0) return;
     if (best !== null && candidate.firstKeptSeq <= best.firstKeptSeq) return;
-    if (forkPointOf(tree, candidate.leaf, leaf) < candidate.firstKeptSeq - 1) return;
+    // Shared only by a branch holding the message it was made at: such a branch, alone, would have made it too.
+    if (forkPointOf(tree, candidate.leaf, leaf) < (candidate.foldedAt ?? candidate.firstKeptSeq - 1)) return;
     best = candidate;
   };
   for (const candidate of candidates) {
@@ -85,6 +91,7 @@ export function branchFoldOf(file: TranscriptFile | null, tree: BranchTree, leaf
         stored: fold,
         branch: candidate.branch,
         earlier: candidate.earlier.slice(0, index),
+        ...(fold.foldedAt !== undefined ? { foldedAt: fold.foldedAt } : {}),
       });
     });
   }

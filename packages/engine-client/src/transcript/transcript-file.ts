@@ -47,6 +47,8 @@ export interface TranscriptFile {
  */
 export interface EarlierFold {
   readonly summary: SummaryState;
+  /** The branch's last message when the fold was made (see {@link TranscriptBranches.foldedAt}). */
+  readonly foldedAt?: number;
   readonly [field: string]: unknown;
 }
 
@@ -61,6 +63,8 @@ export interface BranchFold {
   readonly seqs: readonly number[];
   /** The branch's earlier folds, oldest first (a few of the latest). */
   readonly earlier?: readonly EarlierFold[];
+  /** The branch's last message when its latest fold was made. */
+  readonly foldedAt?: number;
   readonly [field: string]: unknown;
 }
 
@@ -79,6 +83,11 @@ export interface TranscriptBranches {
    * `through`, the active leaf is the log's last message instead (a turn, or an older reader, appended after it).
    */
   readonly activeLeaf: number;
+  /**
+   * The active branch's last message when its latest fold was made. Another branch shares a fold only when its path
+   * holds that message: it then folds as a chat of that branch alone would have. Absent: the fold's point.
+   */
+  readonly foldedAt?: number;
   /** The active branch's earlier folds, oldest first (a few of the latest), for branches forking between them. */
   readonly earlier?: readonly EarlierFold[];
   /** The other branches' folds, keyed by their leaf's seq (in decimal). */
@@ -152,12 +161,15 @@ const summarySchema = z.looseObject({
   at: z.number(),
 });
 
-const earlierFoldsSchema = z.array(z.looseObject({ summary: summarySchema }));
+const foldedAtSchema = z.number().int().min(-1).optional();
+
+const earlierFoldsSchema = z.array(z.looseObject({ summary: summarySchema, foldedAt: foldedAtSchema }));
 
 const branchFoldSchema = z.looseObject({
   summary: summarySchema.optional(),
   seqs: z.array(seqSchema),
   earlier: earlierFoldsSchema.optional(),
+  foldedAt: foldedAtSchema,
 });
 
 const branchesSchema = z
@@ -171,6 +183,7 @@ const branchesSchema = z
     ),
     through: seqSchema,
     activeLeaf: z.number().int().min(-1),
+    foldedAt: foldedAtSchema,
     earlier: earlierFoldsSchema.optional(),
     folds: z.record(z.string().regex(/^\d+$/), branchFoldSchema).optional(),
   })

@@ -236,6 +236,13 @@ describe("an independent client of the wire protocol, against pnpm serve", () =>
     const withNewAnswer = ((await (await post("/chats/branches/branch", token, { seq: newAnswer.seq })).json()) as Json)
       .snapshot as Snapshot;
     expect(shown(withNewAnswer)).toEqual(shown(regenerated));
+    // A parent that is no message is refused as a stale seq, with where the next message goes; nothing written.
+    const staleParent = await post("/chats/branches/turns", token, { seq: newAnswer.seq + 1, parent: 999, text: "x" });
+    expect(staleParent.status).toBe(409);
+    expect(await staleParent.json()).toMatchObject({
+      type: "urn:conch:problem:stale-seq",
+      nextSeq: newAnswer.seq + 1,
+    });
     // A seq that is no message: 404, and the chat where it was.
     expect((await post("/chats/branches/branch", token, { seq: 999 })).status).toBe(404);
     expect(shown(await chat())).toEqual(shown(regenerated));

@@ -253,6 +253,10 @@ describe("the engine handler over real HTTP, endpoint by endpoint", () => {
       [4, [1, 4]],
     ]);
     expect(after.snapshot).toMatchObject({ nextSeq: 5, activeLeaf: 4 });
+    // A parent that is no message: a stale seq, with where the next message goes.
+    const staleParent = await call(server, "/chats/regen/turns", postJson({ seq: 5, parent: 99, text: "x" }));
+    expect(staleParent.status).toBe(409);
+    expect(await problemOf(staleParent)).toMatchObject({ type: "urn:conch:problem:stale-seq", nextSeq: 5 });
     const back = await call(server, "/chats/regen/branch", postJson({ seq: 1 }));
     expect(back.status).toBe(200);
     const first = JSON.parse(await text(back)) as WireChatPage;

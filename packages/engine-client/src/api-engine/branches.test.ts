@@ -16,12 +16,13 @@ import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BranchCapability, Engine, TurnInput } from "../engine.js";
 import { hasBranches } from "../engine.js";
+import { createMemoryLearner } from "../learning/memory-learner.js";
 import { type ChatMessage, messageText } from "../messages.js";
 import { createProvider } from "../providers/create-provider.js";
 import type { ChatStore } from "../transcript/chat-store.js";
 import { createFileChatStore } from "../transcript/file-store.node.js";
 import { createMemoryChatStore } from "../transcript/memory-store.js";
-import { createApiEngine } from "./api-engine.js";
+import { type ApiEngineOptions, createApiEngine } from "./api-engine.js";
 
 // Folds per branch (#33): a branch forking before, at or after a fold point is sent, request by request, what a
 // linear chat of that branch alone is sent, and never more than the window, with the server counting every request
@@ -46,6 +47,7 @@ function reply(request: FakeChatRequest) {
 async function engineOverFakeProvider(
   store: ChatStore = createMemoryChatStore(),
   replySource: FakeReplySource = reply,
+  extra: Partial<ApiEngineOptions> = {},
 ) {
   const server = await startFakeProvider({
     dialect: "openai",
@@ -67,6 +69,7 @@ async function engineOverFakeProvider(
     // Folds happen in the turn that needs them, so two chats fold at the same turns.
     foldAhead: false,
     now: () => 1_000,
+    ...extra,
   });
   if (!hasBranches(engine)) throw new Error("the API engine declares branches");
   return { server, engine, branches: engine.capabilities.branches as BranchCapability };
@@ -240,5 +243,38 @@ describe("today's files, read as one branch", () => {
     // Written again, the file records the tree: one branch, through the log's end.
     const migrated = JSON.parse(await readFile(transcriptPath, "utf8")) as { branches?: unknown };
     expect(migrated.branches).toMatchObject({ forks: [], through: log.length + 2, activeLeaf: log.length + 1 });
+  });
+});
+
+describe("learning per branch", () => {
+  it("should give the learner each branch's words before its folds once: none repeated where branches share, none skipped on a branch taken up again", async () => {
+    const learner = createMemoryLearner();
+    const { engine, branches } = await engineOverFakeProvider(createMemoryChatStore(), reply, { learner });
+    let seq = 0;
+    const turn = async (text: string) => {
+      await send(engine, { chatId: "l", seq, text });
+      seq = (await engine.loadChat("l")).nextSeq ?? 0;
+    };
+    for (let index = 0; index < 10; index++) await turn(question(index));
+    // A branch forking early (an edit of the 3rd person's message), taken far enough to fold for itself.
+    await send(engine, { chatId: "l", seq, parent: 3, text: "Edited: let us take another way" });
+    seq += 2;
+    for (let index = 10; index < 18; index++) await turn(question(index));
+    const second = await engine.loadChat("l");
+    // The first branch, taken up again and on until it folds further.
+    await branches.selectBranch("l", 19);
+    seq = second.nextSeq ?? 0;
+    for (let index = 18; index < 26; index++) await turn(question(index));
+    const first = await engine.loadChat("l");
+    const reviewed = () => learner.reviews.flatMap((review) => review.words.map((words) => words.seq));
+    const folded = (chat: typeof first) =>
+      chat.messages.filter((message) => message.role === "user" && message.seq < (chat.summary?.firstKeptSeq ?? 0));
+    const expected = [...folded(first), ...folded(second)].map((message) => message.seq);
+    expect(folded(second).length).toBeGreaterThan(0);
+    expect(folded(first).some((message) => message.seq > 19)).toBe(true);
+    await expect.poll(() => expected.every((wanted) => reviewed().includes(wanted))).toBe(true);
+    // Each word once, and only the branches' own.
+    expect(new Set(reviewed()).size).toBe(reviewed().length);
+    expect(reviewed().every((words) => expected.includes(words))).toBe(true);
   });
 });

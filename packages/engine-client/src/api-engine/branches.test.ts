@@ -12,6 +12,7 @@ import {
   scriptedSummaryReply,
   startFakeProvider,
 } from "@conch/fake-provider";
+import fc from "fast-check";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BranchCapability, Engine, TurnInput } from "../engine.js";
@@ -276,5 +277,60 @@ describe("learning per branch", () => {
     // Each word once, and only the branches' own.
     expect(new Set(reviewed()).size).toBe(reviewed().length);
     expect(reviewed().every((words) => expected.includes(words))).toBe(true);
+  });
+});
+
+describe("any sequence of sends, edits, regenerates and switches through the engine", () => {
+  type Step = { readonly kind: "send" } | { readonly kind: "edit" | "regenerate" | "switch"; readonly pick: number };
+  const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
+    fc.constant({ kind: "send" } as const),
+    fc.record({ kind: fc.constantFrom("edit" as const, "regenerate" as const, "switch" as const), pick: fc.nat() }),
+  );
+
+  it("should keep every message reachable and show the active branch as a path, the same to another engine", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(stepArbitrary, { minLength: 1, maxLength: 10 }), async (steps) => {
+        const store = createMemoryChatStore();
+        const { engine, branches } = await engineOverFakeProvider(store);
+        let written = 0;
+        for (const [index, step] of steps.entries()) {
+          const chat = await engine.loadChat("p");
+          const nextSeq = chat.nextSeq ?? 0;
+          const people = chat.messages.filter((message) => message.role === "user");
+          const pick = "pick" in step ? step.pick : 0;
+          if (step.kind === "send" || people.length === 0) {
+            await send(engine, { chatId: "p", seq: nextSeq, text: `Message ${index}` });
+            written += 2;
+          } else if (step.kind === "edit") {
+            const edited = people[pick % people.length] as ChatMessage;
+            const parent = edited.parent ?? edited.seq - 1;
+            await send(engine, { chatId: "p", seq: nextSeq, parent, text: `Edit ${index}` });
+            written += 2;
+          } else if (step.kind === "regenerate") {
+            const asked = people[pick % people.length] as ChatMessage;
+            await send(engine, { chatId: "p", seq: asked.seq, text: "", retry: true });
+            written += 1;
+          } else {
+            await branches.selectBranch("p", pick % nextSeq);
+          }
+        }
+        const log = await store.readLog("p");
+        expect(log.map((message) => message.seq)).toEqual(Array.from({ length: written }, (_, seq) => seq));
+        const chat = await engine.loadChat("p");
+        // The active branch is a path: each message follows the one before it, from the root to the active leaf.
+        chat.messages.forEach((message, index) => {
+          expect(message.parent ?? message.seq - 1).toBe(index === 0 ? -1 : chat.messages[index - 1]?.seq);
+        });
+        expect(chat.messages.at(-1)?.seq).toBe(chat.activeLeaf);
+        const other = await (await engineOverFakeProvider(store)).engine.loadChat("p");
+        expect(other.messages).toEqual(chat.messages);
+        // Every message is reachable: selecting it shows a branch through it.
+        for (const message of log) {
+          const branch = await branches.selectBranch("p", message.seq);
+          expect(branch.messages.map((shown) => shown.seq)).toContain(message.seq);
+        }
+      }),
+      { numRuns: 8 },
+    );
   });
 });

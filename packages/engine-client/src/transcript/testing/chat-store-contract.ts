@@ -501,9 +501,11 @@ export function chatStoreContract(
         await store.writeTranscript("restart", file);
         const second = await openSecond();
         expect(await second.readLog("restart")).toEqual(log);
-        expect(await second.readChat("restart", { page: { limit: 2 } })).toEqual({
+        expect(await second.readChat("restart", { page: { limit: 2 } })).toMatchObject({
           nextSeq: 5,
           transcript: file,
+          tree: { nextSeq: 5, forks: [] },
+          leaf: 4,
           keptFrom: 3,
           kept: log.slice(3),
           page: log.slice(3),

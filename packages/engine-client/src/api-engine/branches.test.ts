@@ -334,3 +334,23 @@ describe("any sequence of sends, edits, regenerates and switches through the eng
     );
   });
 });
+
+describe("versions of a message", () => {
+  it("should count as versions only the children of its parent with its role, reading a child it does not hold", async () => {
+    const store = createMemoryChatStore();
+    // The first answer failed and the person wrote again: two person's messages in a row.
+    await store.appendLog("v", [
+      { seq: 0, role: "user", parts: [{ type: "text", text: "Hello?" }], createdAt: 1 },
+      { seq: 1, role: "user", parts: [{ type: "text", text: "Anyone?" }], createdAt: 2 },
+    ]);
+    const { engine } = await engineOverFakeProvider(store);
+    // The first is answered again: its answer is no version of the second person's message beside it.
+    await send(engine, { chatId: "v", seq: 0, text: "", retry: true });
+    const chat = await (await engineOverFakeProvider(store)).engine.loadChat("v");
+    expect(chat.messages.map((message) => [message.seq, message.role, message.siblings ?? null])).toEqual([
+      [0, "user", null],
+      [2, "assistant", null],
+    ]);
+    expect(chat).toMatchObject({ nextSeq: 3, activeLeaf: 2 });
+  });
+});

@@ -15,7 +15,8 @@ import { endTurn, failTurn, startTurn } from "../kit/turn-book.js";
 import { createTurnRunner, type Turn } from "../kit/turn-runner.js";
 import { addUsage, type BranchMessage, type ChatMessage, emptyUsage, messageText } from "../messages.js";
 import type { TurnProblem } from "../problems.js";
-import { type BranchTree, versionsOf } from "../transcript/branch-tree.js";
+import { type BranchTree, parentOf, versionsOf } from "../transcript/branch-tree.js";
+import type { ChatStore } from "../transcript/chat-store.js";
 import { acceptTurn, createChatCache, type LogPage, saveTranscript } from "./chat-loading.js";
 import { type ChatRuntime, keptFromLog } from "./chat-state.js";
 import { createEngineParts } from "./engine-parts.js";
@@ -31,16 +32,31 @@ export type { ApiEngine, ApiEngineOptions } from "./options.js";
 
 /**
  * The branch's messages, each with `siblings` when it has other versions. A version's role comes from the forks, or
- * from a message at hand; one of neither (never read) counts as a version.
+ * from a message at hand; the few of neither (a child that continues its parent, on another branch) are read, one
+ * message each.
  */
-function withVersions(
+async function withVersions(
+  store: ChatStore,
+  chatId: string,
   tree: BranchTree,
   messages: readonly ChatMessage[],
   held: readonly ChatMessage[],
-): BranchMessage[] {
+): Promise<BranchMessage[]> {
   if (tree.forks.length === 0) return [...messages];
   const roles = new Map<number, ChatMessage["role"]>();
   for (const message of [...held, ...messages]) roles.set(message.seq, message.role);
+  const unknown = new Set<number>();
+  for (const message of messages) {
+    if (!tree.forksFrom.has(parentOf(tree, message.seq))) continue;
+    versionsOf(tree, message.seq, message.role, (seq) => {
+      if (!roles.has(seq)) unknown.add(seq);
+      return roles.get(seq);
+    });
+  }
+  for (const seq of unknown) {
+    const reading = await store.readChat(chatId, { kept: false, leaf: seq, page: { limit: 1 } });
+    for (const message of reading.page) roles.set(message.seq, message.role);
+  }
   return messages.map((message) => {
     const siblings = versionsOf(tree, message.seq, message.role, (seq) => roles.get(seq));
     return siblings.length > 1 ? { ...message, siblings } : message;
@@ -213,7 +229,7 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     const { size, usage } = await measureChat(parts, rt);
     return {
       chatId,
-      messages: withVersions(tree, read.messages, rt.log),
+      messages: await withVersions(parts.store, chatId, tree, read.messages, rt.log),
       nextSeq: tree.nextSeq,
       ...(leaf >= 0 ? { activeLeaf: leaf } : {}),
       ...(paged ? { hasOlder: read.hasOlder } : {}),

@@ -12,16 +12,18 @@ import {
   scriptedSummaryReply,
   startFakeProvider,
 } from "@conch/fake-provider";
+import fc from "fast-check";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BranchCapability, Engine, TurnInput } from "../engine.js";
 import { hasBranches } from "../engine.js";
+import { createMemoryLearner } from "../learning/memory-learner.js";
 import { type ChatMessage, messageText } from "../messages.js";
 import { createProvider } from "../providers/create-provider.js";
 import type { ChatStore } from "../transcript/chat-store.js";
 import { createFileChatStore } from "../transcript/file-store.node.js";
 import { createMemoryChatStore } from "../transcript/memory-store.js";
-import { createApiEngine } from "./api-engine.js";
+import { type ApiEngineOptions, createApiEngine } from "./api-engine.js";
 
 // Folds per branch (#33): a branch forking before, at or after a fold point is sent, request by request, what a
 // linear chat of that branch alone is sent, and never more than the window, with the server counting every request
@@ -46,6 +48,7 @@ function reply(request: FakeChatRequest) {
 async function engineOverFakeProvider(
   store: ChatStore = createMemoryChatStore(),
   replySource: FakeReplySource = reply,
+  extra: Partial<ApiEngineOptions> = {},
 ) {
   const server = await startFakeProvider({
     dialect: "openai",
@@ -67,6 +70,7 @@ async function engineOverFakeProvider(
     // Folds happen in the turn that needs them, so two chats fold at the same turns.
     foldAhead: false,
     now: () => 1_000,
+    ...extra,
   });
   if (!hasBranches(engine)) throw new Error("the API engine declares branches");
   return { server, engine, branches: engine.capabilities.branches as BranchCapability };
@@ -240,5 +244,113 @@ describe("today's files, read as one branch", () => {
     // Written again, the file records the tree: one branch, through the log's end.
     const migrated = JSON.parse(await readFile(transcriptPath, "utf8")) as { branches?: unknown };
     expect(migrated.branches).toMatchObject({ forks: [], through: log.length + 2, activeLeaf: log.length + 1 });
+  });
+});
+
+describe("learning per branch", () => {
+  it("should give the learner each branch's words before its folds once: none repeated where branches share, none skipped on a branch taken up again", async () => {
+    const learner = createMemoryLearner();
+    const { engine, branches } = await engineOverFakeProvider(createMemoryChatStore(), reply, { learner });
+    let seq = 0;
+    const turn = async (text: string) => {
+      await send(engine, { chatId: "l", seq, text });
+      seq = (await engine.loadChat("l")).nextSeq ?? 0;
+    };
+    for (let index = 0; index < 10; index++) await turn(question(index));
+    // A branch forking early (an edit of the 3rd person's message), taken far enough to fold for itself.
+    await send(engine, { chatId: "l", seq, parent: 3, text: "Edited: let us take another way" });
+    seq += 2;
+    for (let index = 10; index < 18; index++) await turn(question(index));
+    const second = await engine.loadChat("l");
+    // The first branch, taken up again and on until it folds further.
+    await branches.selectBranch("l", 19);
+    seq = second.nextSeq ?? 0;
+    for (let index = 18; index < 26; index++) await turn(question(index));
+    const first = await engine.loadChat("l");
+    const reviewed = () => learner.reviews.flatMap((review) => review.words.map((words) => words.seq));
+    const folded = (chat: typeof first) =>
+      chat.messages.filter((message) => message.role === "user" && message.seq < (chat.summary?.firstKeptSeq ?? 0));
+    const expected = [...folded(first), ...folded(second)].map((message) => message.seq);
+    expect(folded(second).length).toBeGreaterThan(0);
+    expect(folded(first).some((message) => message.seq > 19)).toBe(true);
+    await expect.poll(() => expected.every((wanted) => reviewed().includes(wanted))).toBe(true);
+    // Each word once, and only the branches' own.
+    expect(new Set(reviewed()).size).toBe(reviewed().length);
+    expect(reviewed().every((words) => expected.includes(words))).toBe(true);
+  });
+});
+
+describe("any sequence of sends, edits, regenerates and switches through the engine", () => {
+  type Step = { readonly kind: "send" } | { readonly kind: "edit" | "regenerate" | "switch"; readonly pick: number };
+  const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
+    fc.constant({ kind: "send" } as const),
+    fc.record({ kind: fc.constantFrom("edit" as const, "regenerate" as const, "switch" as const), pick: fc.nat() }),
+  );
+
+  it("should keep every message reachable and show the active branch as a path, the same to another engine", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(stepArbitrary, { minLength: 1, maxLength: 10 }), async (steps) => {
+        const store = createMemoryChatStore();
+        const { engine, branches } = await engineOverFakeProvider(store);
+        let written = 0;
+        for (const [index, step] of steps.entries()) {
+          const chat = await engine.loadChat("p");
+          const nextSeq = chat.nextSeq ?? 0;
+          const people = chat.messages.filter((message) => message.role === "user");
+          const pick = "pick" in step ? step.pick : 0;
+          if (step.kind === "send" || people.length === 0) {
+            await send(engine, { chatId: "p", seq: nextSeq, text: `Message ${index}` });
+            written += 2;
+          } else if (step.kind === "edit") {
+            const edited = people[pick % people.length] as ChatMessage;
+            const parent = edited.parent ?? edited.seq - 1;
+            await send(engine, { chatId: "p", seq: nextSeq, parent, text: `Edit ${index}` });
+            written += 2;
+          } else if (step.kind === "regenerate") {
+            const asked = people[pick % people.length] as ChatMessage;
+            await send(engine, { chatId: "p", seq: asked.seq, text: "", retry: true });
+            written += 1;
+          } else {
+            await branches.selectBranch("p", pick % nextSeq);
+          }
+        }
+        const log = await store.readLog("p");
+        expect(log.map((message) => message.seq)).toEqual(Array.from({ length: written }, (_, seq) => seq));
+        const chat = await engine.loadChat("p");
+        // The active branch is a path: each message follows the one before it, from the root to the active leaf.
+        chat.messages.forEach((message, index) => {
+          expect(message.parent ?? message.seq - 1).toBe(index === 0 ? -1 : chat.messages[index - 1]?.seq);
+        });
+        expect(chat.messages.at(-1)?.seq).toBe(chat.activeLeaf);
+        const other = await (await engineOverFakeProvider(store)).engine.loadChat("p");
+        expect(other.messages).toEqual(chat.messages);
+        // Every message is reachable: selecting it shows a branch through it.
+        for (const message of log) {
+          const branch = await branches.selectBranch("p", message.seq);
+          expect(branch.messages.map((shown) => shown.seq)).toContain(message.seq);
+        }
+      }),
+      { numRuns: 8 },
+    );
+  });
+});
+
+describe("versions of a message", () => {
+  it("should count as versions only the children of its parent with its role, reading a child it does not hold", async () => {
+    const store = createMemoryChatStore();
+    // The first answer failed and the person wrote again: two person's messages in a row.
+    await store.appendLog("v", [
+      { seq: 0, role: "user", parts: [{ type: "text", text: "Hello?" }], createdAt: 1 },
+      { seq: 1, role: "user", parts: [{ type: "text", text: "Anyone?" }], createdAt: 2 },
+    ]);
+    const { engine } = await engineOverFakeProvider(store);
+    // The first is answered again: its answer is no version of the second person's message beside it.
+    await send(engine, { chatId: "v", seq: 0, text: "", retry: true });
+    const chat = await (await engineOverFakeProvider(store)).engine.loadChat("v");
+    expect(chat.messages.map((message) => [message.seq, message.role, message.siblings ?? null])).toEqual([
+      [0, "user", null],
+      [2, "assistant", null],
+    ]);
+    expect(chat).toMatchObject({ nextSeq: 3, activeLeaf: 2 });
   });
 });

@@ -1,5 +1,8 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { ChatMessage, MessageRole } from "../messages.js";
 import {
   branchTree,
@@ -15,6 +18,8 @@ import {
   treeOfLog,
   versionsOf,
 } from "./branch-tree.js";
+import type { ChatStore } from "./chat-store.js";
+import { createFileChatStore } from "./file-store.node.js";
 import { createMemoryChatStore } from "./memory-store.js";
 import { buildTranscriptFile } from "./transcript-file.js";
 
@@ -204,5 +209,56 @@ describe("readChat on a branched log", () => {
       ),
       { numRuns: 60 },
     );
+  });
+});
+
+const roots: string[] = [];
+afterAll(async () => {
+  await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })));
+});
+
+describe.each([
+  ["memory", async (): Promise<ChatStore> => createMemoryChatStore()],
+  [
+    "file system",
+    async (): Promise<ChatStore> => {
+      const root = await mkdtemp(join(tmpdir(), "conch-branches-"));
+      roots.push(root);
+      return createFileChatStore({ root });
+    },
+  ],
+])("a branched log and a reader that predates branches, on the %s store", (_name, createStore) => {
+  it("should show today's reader every version in seq order and take its append after the highest seq, nothing lost", async () => {
+    const store = await createStore();
+    // 0 → 1 → 2 → 3, and an edit of 2 (at 4, parent 1) answered at 5; the active branch is 0, 1, 4, 5.
+    const reference = play([{ kind: "send" }, { kind: "send" }, { kind: "edit", pick: 1 }]);
+    expect(reference.log.map((message) => message.parent ?? null)).toEqual([null, null, null, null, 1, null]);
+    await store.appendLog("old", reference.log);
+    const tree = treeOfLog(reference.log);
+    await store.writeTranscript("old", {
+      ...buildTranscriptFile({
+        id: "old",
+        kept: reference.log.filter((message) => [0, 1, 4, 5].includes(message.seq)),
+      }),
+      branches: { forks: tree.forks, through: 6, activeLeaf: 5 },
+    });
+    // Today's reader: the whole log, in seq order, every version.
+    expect((await store.readLog("old")).map((message) => message.seq)).toEqual([0, 1, 2, 3, 4, 5]);
+    // Today's engine appends after the highest seq (no parent) and writes the transcript back with the fields it
+    // does not know as they were.
+    const appended: ChatMessage[] = [
+      { seq: 6, role: "user", parts: [{ type: "text", text: "old" }] },
+      { seq: 7, role: "assistant", parts: [{ type: "text", text: "engine" }] },
+    ];
+    await store.appendLog("old", appended);
+    const previous = await store.readTranscript("old");
+    await store.writeTranscript("old", buildTranscriptFile({ id: "old", kept: appended, previous }));
+    // Read now: the old engine's turn continues the highest seq's branch, and every other version is reachable.
+    const reading = await store.readChat("old", { page: { limit: Infinity } });
+    expect(reading.leaf).toBe(7);
+    expect(reading.page.map((message) => message.seq)).toEqual([0, 1, 4, 5, 6, 7]);
+    const other = await store.readChat("old", { branch: 2, page: { limit: Infinity } });
+    expect(other.page.map((message) => message.seq)).toEqual([0, 1, 2, 3]);
+    expect(await store.readLog("old")).toHaveLength(8);
   });
 });

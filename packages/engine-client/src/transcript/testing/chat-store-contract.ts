@@ -504,6 +504,7 @@ export function chatStoreContract(
         expect(await second.readChat("restart", { page: { limit: 2 } })).toMatchObject({
           nextSeq: 5,
           transcript: file,
+          tree: { nextSeq: 5, forks: [] },
           leaf: 4,
           keptFrom: 3,
           kept: log.slice(3),

@@ -164,6 +164,90 @@ describe("an independent client of the wire protocol, against pnpm serve", () =>
     expect(next.at(-1)?.event.status).toBe("done");
   });
 
+  it("should edit the 2nd person message, regenerate the new answer and select the first branch again: each branch whole, nothing lost", async () => {
+    interface Message {
+      seq: number;
+      role: string;
+      parent?: number;
+      siblings?: number[];
+      parts: { type: string; text?: string }[];
+    }
+    interface Snapshot {
+      messages: Message[];
+      nextSeq: number;
+      activeLeaf: number;
+    }
+    const token = "alice-token-1";
+    const chat = async () => (await get("/chats/branches", token)).snapshot as Snapshot;
+    const send = async (body: Json) => {
+      const events = await readToEnd(await post("/chats/branches/turns", token, body));
+      expect(events.at(-1)?.event.status).toBe("done");
+    };
+    /** A branch as seq, role and words: what the person reads. */
+    const shown = (snapshot: Snapshot) =>
+      snapshot.messages.map((message) => [
+        message.seq,
+        message.role,
+        message.parts.map((part) => part.text ?? "").join(""),
+      ]);
+    expect((await get("/capabilities", token)).branches).toBe(true);
+
+    await send({ seq: 0, text: "First question: what is the plan for Monday?" });
+    await send({ seq: (await chat()).nextSeq, text: "Second question: and for Tuesday?" });
+    const first = await chat();
+    expect(first.messages.map((message) => message.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    const second = first.messages[2] as Message;
+
+    // Edit: the new text at the log's next place, after the edited message's parent.
+    await send({
+      seq: first.nextSeq,
+      parent: second.parent ?? second.seq - 1,
+      text: "Second question, edited: and for Wednesday?",
+    });
+    const edited = await chat();
+    expect(shown(edited).slice(0, 2)).toEqual(shown(first).slice(0, 2));
+    const editedQuestion = edited.messages[2] as Message;
+    expect(editedQuestion.parts[0]?.text).toBe("Second question, edited: and for Wednesday?");
+    expect(editedQuestion.siblings).toEqual([second.seq, editedQuestion.seq]);
+    expect(edited.messages).toHaveLength(4);
+
+    // Regenerate the new answer: the person's message again, without its text.
+    await send({ seq: editedQuestion.seq, retry: true });
+    const regenerated = await chat();
+    expect(shown(regenerated).slice(0, 3)).toEqual(shown(edited).slice(0, 3));
+    const oldAnswer = edited.messages[3] as Message;
+    const newAnswer = regenerated.messages[3] as Message;
+    expect(newAnswer.seq).toBeGreaterThan(oldAnswer.seq);
+    expect(newAnswer.siblings).toEqual([oldAnswer.seq, newAnswer.seq]);
+    expect(regenerated).toMatchObject({ nextSeq: newAnswer.seq + 1, activeLeaf: newAnswer.seq });
+
+    // The first branch again: whole, word for word.
+    const selected = await post("/chats/branches/branch", token, { seq: second.seq });
+    expect(selected.status).toBe(200);
+    const back = ((await selected.json()) as Json).snapshot as Snapshot;
+    expect(shown(back)).toEqual(shown(first));
+    expect(back.messages[2]?.siblings).toEqual([second.seq, editedQuestion.seq]);
+    expect(shown(await chat())).toEqual(shown(first));
+
+    // Nothing lost: the edited branch with its first answer, and with its regenerated one.
+    const withOldAnswer = ((await (await post("/chats/branches/branch", token, { seq: oldAnswer.seq })).json()) as Json)
+      .snapshot as Snapshot;
+    expect(shown(withOldAnswer)).toEqual(shown(edited));
+    const withNewAnswer = ((await (await post("/chats/branches/branch", token, { seq: newAnswer.seq })).json()) as Json)
+      .snapshot as Snapshot;
+    expect(shown(withNewAnswer)).toEqual(shown(regenerated));
+    // A parent that is no message is refused as a stale seq, with where the next message goes; nothing written.
+    const staleParent = await post("/chats/branches/turns", token, { seq: newAnswer.seq + 1, parent: 999, text: "x" });
+    expect(staleParent.status).toBe(409);
+    expect(await staleParent.json()).toMatchObject({
+      type: "urn:conch:problem:stale-seq",
+      nextSeq: newAnswer.seq + 1,
+    });
+    // A seq that is no message: 404, and the chat where it was.
+    expect((await post("/chats/branches/branch", token, { seq: 999 })).status).toBe(404);
+    expect(shown(await chat())).toEqual(shown(regenerated));
+  });
+
   it("should list each person's chats alone, rename one with PATCH and delete one, none of another's", async () => {
     const patch = (path: string, token: string, body: unknown) =>
       fetch(`${base()}${path}`, {

@@ -16,6 +16,7 @@ export {
   type OpenedTurn,
   openTurn,
   startTurn,
+  type TreePlace,
   type Turn,
   type TurnBody,
   type TurnBook,

@@ -56,7 +56,9 @@ export async function replayTurns(
   } = {},
 ): Promise<ReplayStats> {
   const stats: ReplayStats = { turns: 0, requests: 0, folds: 0, heals: 0, problems: 0, lastTurnEvents: [] };
-  let seq = options.startSeq ?? (await engine.loadChat(chatId)).messages.length;
+  // The log's next place: every branch counted (an engine that predates `nextSeq` never branched).
+  const chat = options.startSeq === undefined ? await engine.loadChat(chatId) : null;
+  let seq = options.startSeq ?? chat?.nextSeq ?? chat?.messages.length ?? 0;
   let callCounter = 0;
   // Listeners hear every fold, a fold ahead of the need between two turns too (no turn's stream carries it).
   // A fold that landed between turns is said again in the next turn's stream: counted once.

@@ -1,13 +1,22 @@
 import { abortReason } from "../abort.js";
-import type { ChatSnapshot, CompactOptions, CompactResult, ContextCapability, ContextUsage } from "../engine.js";
-import { assertSafeChatId, isAbortError } from "../errors.js";
+import type {
+  BranchCapability,
+  ChatSnapshot,
+  CompactOptions,
+  CompactResult,
+  ContextCapability,
+  ContextUsage,
+} from "../engine.js";
+import { assertSafeChatId, ChatBusyError, isAbortError } from "../errors.js";
 import type { EngineEvent, EngineEventOf, SummaryState } from "../events.js";
 import { createAnswer } from "../kit/answer.js";
 import { createFanOut } from "../kit/fan-out.js";
 import { endTurn, failTurn, startTurn } from "../kit/turn-book.js";
 import { createTurnRunner, type Turn } from "../kit/turn-runner.js";
-import { addUsage, emptyUsage, messageText } from "../messages.js";
+import { addUsage, type BranchMessage, type ChatMessage, emptyUsage, messageText } from "../messages.js";
 import type { TurnProblem } from "../problems.js";
+import { type BranchTree, parentOf, versionsOf } from "../transcript/branch-tree.js";
+import type { ChatStore } from "../transcript/chat-store.js";
 import { acceptTurn, createChatCache, type LogPage, saveTranscript } from "./chat-loading.js";
 import { type ChatRuntime, keptFromLog } from "./chat-state.js";
 import { createEngineParts } from "./engine-parts.js";
@@ -20,6 +29,39 @@ import { measureChat, planFor, sizeRequest } from "./sizing.js";
 import { type Attempt, keepAnswer, streamAnswer, type TurnTally } from "./stream-answer.js";
 
 export type { ApiEngine, ApiEngineOptions } from "./options.js";
+
+/**
+ * The branch's messages, each with `siblings` when it has other versions. A version's role comes from the forks, or
+ * from a message at hand; the few of neither (a child that continues its parent, on another branch) are read, one
+ * message each.
+ */
+async function withVersions(
+  store: ChatStore,
+  chatId: string,
+  tree: BranchTree,
+  messages: readonly ChatMessage[],
+  held: readonly ChatMessage[],
+): Promise<BranchMessage[]> {
+  if (tree.forks.length === 0) return [...messages];
+  const roles = new Map<number, ChatMessage["role"]>();
+  for (const message of [...held, ...messages]) roles.set(message.seq, message.role);
+  const unknown = new Set<number>();
+  for (const message of messages) {
+    if (!tree.forksFrom.has(parentOf(tree, message.seq))) continue;
+    versionsOf(tree, message.seq, message.role, (seq) => {
+      if (!roles.has(seq)) unknown.add(seq);
+      return roles.get(seq);
+    });
+  }
+  for (const seq of unknown) {
+    const reading = await store.readChat(chatId, { kept: false, leaf: seq, page: { limit: 1 } });
+    for (const message of reading.page) roles.set(message.seq, message.role);
+  }
+  return messages.map((message) => {
+    const siblings = versionsOf(tree, message.seq, message.role, (seq) => roles.get(seq));
+    return siblings.length > 1 ? { ...message, siblings } : message;
+  });
+}
 
 /**
  * The engine that keeps the transcript for a model API (ADR 0055): every turn it fits the chat into the
@@ -69,7 +111,8 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     const { rt, opened } = await acceptTurn(parts, chats, input);
     startTurn(turn, rt, opened.message);
     const tally: TurnTally = { usage: emptyUsage, kept: keptFromLog(rt) };
-    const answer = createAnswer(turn, parts.model());
+    // After the message answered: at the log's end (a regenerated answer goes beside the one it replaces).
+    const answer = createAnswer(turn, parts.model(), { seq: rt.tree.nextSeq, parent: opened.message.seq });
     // The person's message for a "new chat" next step: the text of the turn's opening person message.
     const turnOpening = rt.log.findLast((message) => message.role === "user");
     const carriedMessage = turnOpening ? messageText(turnOpening) : input.text;
@@ -174,11 +217,56 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     },
   };
 
+  /** The chat as the UI shows it: the active branch's page, each message with its versions. */
+  async function snapshotOf(
+    chatId: string,
+    rt: ChatRuntime,
+    tree: BranchTree,
+    leaf: number,
+    read: LogPage,
+    paged: boolean,
+  ): Promise<ChatSnapshot> {
+    const { size, usage } = await measureChat(parts, rt);
+    return {
+      chatId,
+      messages: await withVersions(parts.store, chatId, tree, read.messages, rt.log),
+      nextSeq: tree.nextSeq,
+      ...(leaf >= 0 ? { activeLeaf: leaf } : {}),
+      ...(paged ? { hasOlder: read.hasOlder } : {}),
+      summary: rt.summary,
+      healthNotes: [...rt.healthNotes],
+      model: size.info,
+      contextUsage: usage,
+      problem: rt.problem,
+      usage: rt.usage,
+    };
+  }
+
+  const branches: BranchCapability = {
+    async selectBranch(chatId, seq, selectOptions = {}) {
+      assertSafeChatId(chatId);
+      if (runner.isBusy(chatId)) throw new ChatBusyError(chatId);
+      selectOptions.abortSignal?.throwIfAborted();
+      const page = selectOptions.page ?? { limit: Number.POSITIVE_INFINITY };
+      const loaded = await runner.queued(chatId, async () => {
+        // A fold ahead belongs to the branch it began on: the branch is left, so it stops.
+        ahead.cancel(chatId);
+        const chat = await chats.reload(chatId, page, { branch: seq });
+        // The chosen branch is the active one from now on, here and for every reader of the store.
+        await saveTranscript(parts, chat.rt, keptFromLog(chat.rt));
+        return chat;
+      });
+      const { rt } = loaded;
+      const read = loaded.page ?? { messages: [], hasOlder: false };
+      return snapshotOf(chatId, rt, rt.tree, rt.leaf, read, selectOptions.page !== undefined);
+    },
+  };
+
   return {
     specificationVersion: "v1",
     id: options.id ?? "api",
     displayName: options.displayName ?? options.provider.provider,
-    capabilities: { context },
+    capabilities: { context, branches },
     get model() {
       return parts.model();
     },
@@ -191,29 +279,16 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
       const page = loadOptions.page ?? { limit: Number.POSITIVE_INFINITY };
       // Read from the store each time (another engine over it may have written), unless a turn runs here: then
       // the chat as held, and the page as stored (the turn's messages come in its events).
-      let rt: ChatRuntime;
-      let read: LogPage;
       if (runner.isBusy(chatId)) {
-        rt = await chats.get(chatId);
+        const rt = await chats.get(chatId);
         const reading = await parts.store.readChat(chatId, { kept: false, page });
-        read = { messages: reading.page, hasOlder: reading.hasOlder };
-      } else {
-        const loaded = await runner.queued(chatId, () => chats.reload(chatId, page));
-        rt = loaded.rt;
-        read = loaded.page ?? { messages: [], hasOlder: false };
+        const read = { messages: reading.page, hasOlder: reading.hasOlder };
+        return snapshotOf(chatId, rt, reading.tree, reading.leaf, read, loadOptions.page !== undefined);
       }
-      const { size, usage } = await measureChat(parts, rt);
-      return {
-        chatId,
-        messages: read.messages,
-        ...(loadOptions.page ? { hasOlder: read.hasOlder } : {}),
-        summary: rt.summary,
-        healthNotes: [...rt.healthNotes],
-        model: size.info,
-        contextUsage: usage,
-        problem: rt.problem,
-        usage: rt.usage,
-      };
+      const loaded = await runner.queued(chatId, () => chats.reload(chatId, page));
+      const { rt } = loaded;
+      const read = loaded.page ?? { messages: [], hasOlder: false };
+      return snapshotOf(chatId, rt, rt.tree, rt.leaf, read, loadOptions.page !== undefined);
     },
 
     subscribe: events.subscribe,

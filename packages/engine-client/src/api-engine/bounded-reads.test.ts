@@ -113,6 +113,43 @@ describe("the API engine on a long chat", () => {
     });
   }
 
+  it("should read a branch's kept part and page on a switch or an edit, never the whole log (#33)", async () => {
+    const { provider, script } = await fakeProvider();
+    const inner = createMemoryChatStore();
+    await inner.appendLog("long", imported);
+    const options: Omit<ApiEngineOptions, "store"> = { provider, model: "chat", foldAhead: false };
+    const first = await createApiEngine({ ...options, store: inner }).sendTurn({
+      chatId: "long",
+      seq: imported.length,
+      text: "And now?",
+    }).done;
+    expect(first.status).toBe("done");
+    const kept = (await inner.readTranscript("long"))?.messages.length ?? 0;
+    expect(kept).toBeLessThan(200);
+    const { store, counts } = countingStore(inner);
+    const engine = () => createApiEngine({ ...options, store });
+    // An edit far before the fold: the new branch reads its own (short) history.
+    script.queue.push({ text: "On the new branch." });
+    const edit = await engine().sendTurn({ chatId: "long", seq: imported.length + 2, parent: 9, text: "Edited" }).done;
+    expect(edit.status).toBe("done");
+    expect(counts.wholeLogReads).toBe(0);
+    expect(counts.messagesRead).toBeLessThanOrEqual(kept + 2 + 12);
+    // Back to the long branch, by any message on it, and over again: its own fold, its kept part, its page.
+    for (const [seq, leaf] of [
+      [imported.length, imported.length + 1],
+      [11, imported.length + 1],
+      [imported.length + 2, imported.length + 3],
+    ] as const) {
+      counts.messagesRead = 0;
+      const branches = engine().capabilities.branches;
+      const snapshot = await branches.selectBranch("long", seq, { page: { limit: 20 } });
+      expect(snapshot.activeLeaf).toBe(leaf);
+      expect(snapshot.messages.at(-1)?.seq).toBe(leaf);
+      expect(counts.wholeLogReads).toBe(0);
+      expect(counts.messagesRead).toBeLessThanOrEqual(kept + 2 + 20);
+    }
+  });
+
   it("should say `compacting` before the summariser's first request, then each piece read, on the first turn of an imported chat", async () => {
     const { provider, server } = await fakeProvider();
     const store = createMemoryChatStore();

@@ -9,14 +9,19 @@ import {
 import { type OpenedTurn, openTurn } from "../kit/turn-open.js";
 import type { Turn } from "../kit/turn-runner.js";
 import type { ChatMessage } from "../messages.js";
+import { branchFoldOf, recordedLeafOf } from "../transcript/branch-folds.js";
+import { isOnPath, pathRanges } from "../transcript/branch-tree.js";
 import type { ChatReading, LogPageRequest } from "../transcript/chat-store.js";
-import { buildTranscriptFile, type TranscriptFile } from "../transcript/transcript-file.js";
+import { buildTranscriptFile, keptSeqs, type TranscriptFile } from "../transcript/transcript-file.js";
 import {
+  appendToBranch,
+  applyBranchFold,
   applyTranscript,
   type ChatRuntime,
   emptyChatRuntime,
   engineFields,
   engineFieldsProblem,
+  foldOfActiveBranch,
   healthNotesKept,
 } from "./chat-state.js";
 import type { EngineParts } from "./engine-parts.js";
@@ -33,6 +38,12 @@ export interface LogPage {
   readonly messages: ChatMessage[];
   /** Whether the log holds messages older than the page's first. */
   readonly hasOlder: boolean;
+}
+
+/** Which branch to read: the active one (neither), the branch through a seq, or the one ending exactly at a seq. */
+export interface BranchChoice {
+  readonly branch?: number;
+  readonly leaf?: number;
 }
 
 /** A chat as read from the store, and the page of its log asked for (null when none was). */
@@ -67,12 +78,13 @@ export async function loadChatRuntime(
   chatId: string,
   previous?: ChatRuntime,
   page?: LogPageRequest,
+  choice: BranchChoice = {},
 ): Promise<LoadedChat> {
   const { store } = parts;
   // A chat read again keeps its estimates: the log only grows, so its old messages are still its messages.
   const rt = emptyChatRuntime(chatId, previous?.cache);
   // A bad engine field makes the file corrupt: the store moves it aside as it does an unreadable one.
-  const options = { check: engineFieldsProblem, ...(page ? { page } : {}) };
+  const options = { check: engineFieldsProblem, ...(page ? { page } : {}), ...choice };
   let reading: ChatReading;
   try {
     reading = await readRepaired(parts, rt, () => store.readChat(chatId, options));
@@ -87,8 +99,11 @@ export async function loadChatRuntime(
     reading = await readRepaired(parts, rt, () => store.readChat(chatId, options));
   }
   rt.log = reading.kept;
+  rt.tree = reading.tree;
+  rt.leaf = reading.leaf;
   const file = reading.transcript;
   const unusable = file ? applyTranscript(rt, file, parts.model(), reading.nextSeq) : null;
+  if (file && unusable === null) takeBranchFold(rt, file);
   if (unusable !== null) {
     // The engine's own fields are bad: the file is not used (its summary neither); the next save replaces it.
     const error = new TranscriptFieldsInvalidError(chatId, unusable);
@@ -97,15 +112,18 @@ export async function loadChatRuntime(
       "summary-failed",
       `The chat's transcript could not be used (${error.reason}); the chat goes on from its log.`,
     );
-    rt.log = await store.readLog(chatId);
+    const path = pathRanges(rt.tree, rt.leaf);
+    rt.log = (await store.readLog(chatId)).filter((message) =>
+      path.some((range) => message.seq >= range.from && message.seq < range.to),
+    );
   }
   // The fold state may start before what the transcript keeps (a transcript written by another writer): read that too.
   const logStart = rt.log[0]?.seq ?? reading.nextSeq;
   if (rt.fold.firstKeptSeq < logStart)
-    rt.log = [...(await logBetween(parts, chatId, rt.fold.firstKeptSeq, logStart)), ...rt.log];
+    rt.log = [...(await logBetween(parts, rt, rt.fold.firstKeptSeq, logStart)), ...rt.log];
   if (previous && previous.log.length > 0) {
-    const heldFrom = (previous.log[0] as ChatMessage).seq;
-    rt.log = rt.log.map((message) => sameMessage(previous.log[message.seq - heldFrom], message) ?? message);
+    const held = new Map(previous.log.map((message) => [message.seq, message]));
+    rt.log = rt.log.map((message) => sameMessage(held.get(message.seq), message) ?? message);
   }
   if (previous) {
     // Notes not saved yet (a repair said at the last read) stay.
@@ -116,11 +134,39 @@ export async function loadChatRuntime(
   return { rt, page: page ? { messages: reading.page, hasOlder: reading.hasOlder } : null };
 }
 
-/** The log's messages of seqs `from` to `to` (excluded), read from the store as a page. */
-export async function logBetween(parts: EngineParts, chatId: string, from: number, to: number): Promise<ChatMessage[]> {
-  if (from >= to) return [];
-  const reading = await parts.store.readChat(chatId, { kept: false, page: { before: to, limit: to - from } });
-  return reading.page;
+/**
+ * The branch's fold (the transcript's own fields already in): when the transcript's fold is another branch's, that
+ * fold is kept with its branch, and this branch takes its own (see `branchFoldOf`).
+ */
+function takeBranchFold(rt: ChatRuntime, file: TranscriptFile): void {
+  const { tree } = rt;
+  rt.earlier = [...(file.branches?.earlier ?? [])];
+  rt.foldedAt = file.branches?.foldedAt ?? null;
+  rt.branchFolds = { ...file.branches?.folds };
+  const fold = branchFoldOf(file, tree, rt.leaf);
+  if (fold?.kind === "active") return;
+  const recorded = recordedLeafOf(file, tree.nextSeq);
+  if (recorded >= 0 && recorded < tree.nextSeq && !(String(recorded) in rt.branchFolds)) {
+    rt.branchFolds[String(recorded)] = foldOfActiveBranch(rt, keptSeqs(file, tree.nextSeq) ?? []);
+  }
+  if (fold?.kind === "left") delete rt.branchFolds[String(fold.leaf)];
+  applyBranchFold(rt, fold, recorded);
+}
+
+/** The active branch's messages of seqs `from` to `to` (excluded), read from the store as a page of that branch. */
+export async function logBetween(
+  parts: EngineParts,
+  rt: ChatRuntime,
+  from: number,
+  to: number,
+): Promise<ChatMessage[]> {
+  if (from >= to || rt.leaf < 0) return [];
+  const reading = await parts.store.readChat(rt.chatId, {
+    kept: false,
+    leaf: rt.leaf,
+    page: { before: to, limit: to - from },
+  });
+  return reading.page.filter((message) => message.seq >= from);
 }
 
 /** Writes the chat's transcript: `kept` and the engine's own fields. */
@@ -153,16 +199,28 @@ export async function storeAnswer(
 ): Promise<boolean> {
   if (!parts.store.writeTurn) {
     await parts.store.appendLog(rt.chatId, [answer]);
+    appendToBranch(rt, [answer]);
     return false;
   }
-  const file = transcriptFileOf(parts, { ...rt, ...ending }, kept);
+  const grown = { ...rt, ...ending, log: [...rt.log] };
+  appendToBranch(grown, [answer]);
+  const file = transcriptFileOf(parts, grown, kept);
   await parts.store.writeTurn(rt.chatId, [answer], file);
+  appendToBranch(rt, [answer]);
   rt.file = file;
   return true;
 }
 
 function transcriptFileOf(parts: EngineParts, rt: ChatRuntime, kept: readonly ChatMessage[]): TranscriptFile {
-  const fields = engineFields(rt);
+  const branches = {
+    forks: rt.tree.forks,
+    through: rt.tree.nextSeq,
+    activeLeaf: rt.leaf,
+    ...(rt.foldedAt === null ? {} : { foldedAt: rt.foldedAt }),
+    ...(rt.earlier.length > 0 ? { earlier: rt.earlier } : {}),
+    ...(Object.keys(rt.branchFolds).length > 0 ? { folds: rt.branchFolds } : {}),
+  };
+  const fields = { ...engineFields(rt), branches };
   // The engine's own fields ride on `previous`, which buildTranscriptFile carries over.
   return buildTranscriptFile({
     id: rt.chatId,
@@ -180,10 +238,10 @@ export interface ChatCache {
   /** The chat as held, loading it the first time; a failed load is tried again next time, not cached. */
   get(chatId: string): Promise<ChatRuntime>;
   /**
-   * Reads the chat from the store again (another engine over the same store, another tab, may have written),
-   * with a page of its log when asked.
+   * Reads the chat from the store again (another engine over it, another tab, may have written), with a page of
+   * its log when asked; on another branch when `choice` names one (it is then the chat as held).
    */
-  reload(chatId: string, page?: LogPageRequest): Promise<LoadedChat>;
+  reload(chatId: string, page?: LogPageRequest, choice?: BranchChoice): Promise<LoadedChat>;
   /** Changes whenever the chat is read again: work begun on an older reading compares it to know. */
   reading(chatId: string): Promise<ChatRuntime> | undefined;
 }
@@ -203,9 +261,9 @@ export function createChatCache(parts: EngineParts): ChatCache {
       assertSafeChatId(chatId);
       return chats.get(chatId) ?? track(chatId, loadChatRuntime(parts, chatId)).then((chat) => chat.rt);
     },
-    async reload(chatId, page) {
+    async reload(chatId, page, choice) {
       const previous = await chats.get(chatId)?.catch(() => undefined);
-      return track(chatId, loadChatRuntime(parts, chatId, previous, page));
+      return track(chatId, loadChatRuntime(parts, chatId, previous, page, choice));
     },
     reading(chatId) {
       return chats.get(chatId);
@@ -217,6 +275,10 @@ export function createChatCache(parts: EngineParts): ChatCache {
  * Accepts the turn against the chat's log and adds its opening message. A seq that does not follow the log
  * (here or in the store) may mean another engine over the same store wrote since this one read: read the
  * chat again and check once more, so that the `TurnSequenceError` that stands names the real next seq.
+ *
+ * On the tree: a message whose `parent` is not the active leaf (an edit) starts a branch, and a retry of a
+ * person's message before the active leaf (regenerate) answers it on a branch of its own; either way the chat is
+ * read again on that branch, with its own fold, and the branch left keeps its fold.
  */
 export async function acceptTurn(
   parts: EngineParts,
@@ -226,10 +288,14 @@ export async function acceptTurn(
   let rt = await chats.get(input.chatId);
   for (let attempt = 0; ; attempt += 1) {
     try {
-      const opened = openTurn(input, rt.log, parts.now);
+      if (input.retry === true && input.seq !== rt.leaf) rt = await branchForRetry(parts, chats, rt, input);
+      const opened = openTurn(input, rt.log, parts.now, { nextSeq: rt.tree.nextSeq, activeLeaf: rt.leaf });
       if (!opened.retrying) {
         await parts.store.appendLog(input.chatId, [opened.message]);
-        rt.log.push(opened.message);
+        const { seq, parent = seq - 1 } = opened.message;
+        // A new branch: the store reads it (its forks, and the leaf appended last), with the fold it reads from.
+        if (parent === rt.leaf) appendToBranch(rt, [opened.message]);
+        else rt = (await chats.reload(input.chatId)).rt;
       }
       if (input.untrusted) rt.untrusted = true;
       if (input.origin) rt.origin = input.origin;
@@ -239,4 +305,23 @@ export async function acceptTurn(
       rt = (await chats.reload(input.chatId)).rt;
     }
   }
+}
+
+/**
+ * A regenerate: the chat as held on the branch ending at the person's message `input.seq`, which must lie on the
+ * active branch; else a `TurnSequenceError`, the chat as it was.
+ */
+async function branchForRetry(
+  parts: EngineParts,
+  chats: ChatCache,
+  rt: ChatRuntime,
+  input: Turn["input"],
+): Promise<ChatRuntime> {
+  const refuse = () => new TurnSequenceError({ chatId: input.chatId, expectedSeq: rt.leaf, actualSeq: input.seq });
+  if (!Number.isSafeInteger(input.seq) || input.seq < 0 || input.seq >= rt.tree.nextSeq) throw refuse();
+  if (!isOnPath(rt.tree, rt.leaf, input.seq)) throw refuse();
+  const branch = (await chats.reload(input.chatId, undefined, { leaf: input.seq })).rt;
+  if (branch.log.at(-1)?.role === "user") return branch;
+  await chats.reload(input.chatId);
+  throw refuse();
 }

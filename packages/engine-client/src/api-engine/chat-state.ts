@@ -7,16 +7,29 @@ import type { HealthNote, SummaryState } from "../events.js";
 import { initialLearningState, type LearningState } from "../learning/learner.js";
 import { type ChatMessage, emptyUsage, type Usage } from "../messages.js";
 import type { TurnProblem } from "../problems.js";
-import type { TranscriptFile } from "../transcript/transcript-file.js";
+import type { FoldOfBranch } from "../transcript/branch-folds.js";
+import { type BranchTree, branchTree, forkPointOf, growTree } from "../transcript/branch-tree.js";
+import type { BranchFold, EarlierFold, TranscriptFile } from "../transcript/transcript-file.js";
 
 /** What the engine keeps of a chat between turns (in memory, and in the transcript file). */
 export interface ChatRuntime {
   readonly chatId: string;
   /**
-   * The log's end, in `seq` order: from the first kept message (or earlier) to the last, never necessarily the
-   * whole log (a turn reads what its window needs; the store has the rest). Empty only for an empty log.
+   * The active branch's end, in `seq` order: from the first kept message (or earlier) to the active leaf, never
+   * necessarily the whole branch (a turn reads what its window needs; the store has the rest). For a log that never
+   * branched, the log's end. Empty only for an empty log.
    */
   log: ChatMessage[];
+  /** The log's tree (every branch), complete to its end. */
+  tree: BranchTree;
+  /** The active branch's last message (what a new turn follows); -1 for an empty log. */
+  leaf: number;
+  /** The active branch's earlier folds, oldest first (a few of the latest), for branches forking between them. */
+  earlier: EarlierFold[];
+  /** The active branch's last message when its latest fold was made; null when none was recorded. */
+  foldedAt: number | null;
+  /** The other branches' folds, by leaf (see `TranscriptBranches.folds`). */
+  branchFolds: Record<string, BranchFold>;
   file: TranscriptFile | null;
   summary: SummaryState | null;
   fold: FoldState;
@@ -101,6 +114,11 @@ export function emptyChatRuntime(chatId: string, cache: EstimateCache = createEs
   return {
     chatId,
     log: [],
+    tree: branchTree(0, []),
+    leaf: -1,
+    earlier: [],
+    foldedAt: null,
+    branchFolds: {},
     file: null,
     summary: null,
     fold: initialFoldState,
@@ -174,6 +192,62 @@ export function engineFields(rt: ChatRuntime): EngineFileFields {
     origin: rt.origin,
     problem: rt.problem,
   };
+}
+
+/** Messages appended to the active branch (a turn's opening message, its answer): its log, tree and leaf grow. */
+export function appendToBranch(rt: ChatRuntime, messages: readonly ChatMessage[]): void {
+  if (messages.length === 0) return;
+  rt.log.push(...messages);
+  rt.tree = growTree(rt.tree, messages);
+  rt.leaf = (messages.at(-1) as ChatMessage).seq;
+}
+
+/** How many earlier folds a branch keeps; a branch forking before the oldest reads its own history. */
+export const earlierFoldsKept = 8;
+
+/** A fold replaced by a newer one on the active branch: kept, for branches that fork between the two. */
+export function keepEarlierFold(rt: ChatRuntime): void {
+  if (rt.summary === null) return;
+  const made = rt.foldedAt === null ? {} : { foldedAt: rt.foldedAt };
+  rt.earlier = [...rt.earlier, { summary: rt.summary, fold: rt.fold, ...made }].slice(-earlierFoldsKept);
+}
+
+/** The active branch's fold and learning, as another branch keeps them while it is not active. */
+export function foldOfActiveBranch(rt: ChatRuntime, keptSeqs: readonly number[]): BranchFold {
+  return {
+    ...(rt.summary ? { summary: rt.summary } : {}),
+    seqs: keptSeqs,
+    ...(rt.earlier.length > 0 ? { earlier: rt.earlier } : {}),
+    ...(rt.foldedAt === null ? {} : { foldedAt: rt.foldedAt }),
+    fold: rt.fold,
+    readUntil: rt.learning.readUntil,
+    learned: rt.learning.learned,
+  };
+}
+
+const branchEngineFieldsSchema = engineFieldsSchema.pick({ fold: true, readUntil: true, learned: true });
+
+/**
+ * Takes the fold the branch read reads from (see `branchFoldOf`) into the chat, once the transcript's own fields are
+ * in: the transcript's own fold when it is that branch's; else the fold the branch was left with, or one it shares,
+ * or none (its own history from the root). What was learned carries over only below where the branch parts from
+ * the one it was learned on: a seq the learner read on another branch is no word of this one.
+ */
+export function applyBranchFold(rt: ChatRuntime, fold: FoldOfBranch | null, recordedLeaf: number): void {
+  if (fold?.kind === "active") return;
+  const stored = branchEngineFieldsSchema.safeParse(fold?.stored ?? {});
+  const fields = stored.success ? stored.data : {};
+  rt.summary = fold?.summary ?? null;
+  rt.earlier = [...(fold?.earlier ?? [])];
+  rt.foldedAt = fold?.foldedAt ?? null;
+  const firstKeptSeq = fold?.firstKeptSeq ?? 0;
+  rt.fold = fold?.kind === "left" && fields.fold ? fields.fold : { firstKeptSeq, textLimit: null };
+  const learnedOn = fold?.leaf ?? recordedLeaf;
+  const learning = fold?.branch ? branchEngineFieldsSchema.safeParse(fold.branch) : null;
+  const readUntil = learning ? (learning.data?.readUntil ?? 0) : rt.learning.readUntil;
+  const learned = learning ? (learning.data?.learned ?? []) : rt.learning.learned;
+  const parted = fold?.kind === "left" ? Number.POSITIVE_INFINITY : forkPointOf(rt.tree, learnedOn, rt.leaf) + 1;
+  rt.learning = { readUntil: Math.min(readUntil, parted), learned };
 }
 
 /** What is kept (sent word for word or shortened) after the fold state: the log from `firstKeptSeq`. */

@@ -4,6 +4,7 @@ import { isAbortError } from "../errors.js";
 import type { CompactionReason, EngineEvent, EngineEventOf } from "../events.js";
 import type { Turn } from "../kit/turn-runner.js";
 import { addUsage, type ChatMessage, emptyUsage, messageText, type Usage } from "../messages.js";
+import { isOnPath } from "../transcript/branch-tree.js";
 import type { ChatRuntime } from "./chat-state.js";
 import { commitFold, type FoldContext, type FoldInput, type FoldSummary, summariseFold } from "./fold-step.js";
 import type { Sizing } from "./sizing.js";
@@ -66,6 +67,8 @@ interface FoldBase {
   readonly firstKeptSeq: number;
   /** The seq after the log's last message when the fold began. */
   readonly nextSeq: number;
+  /** The active leaf when the fold began: the fold is that branch's. */
+  readonly leaf: number;
 }
 
 /** A fold begun after a turn ended, ahead of the turn that will need it. */
@@ -120,7 +123,7 @@ export function createFoldsAhead(
    */
   const landed = new Map<string, EngineEventOf<"compacted">>();
 
-  const nextSeqOf = (rt: ChatRuntime) => (rt.log.at(-1)?.seq ?? -1) + 1;
+  const nextSeqOf = (rt: ChatRuntime) => rt.tree.nextSeq;
 
   function drop(fold: PendingFold): void {
     fold.settled = true;
@@ -151,6 +154,8 @@ export function createFoldsAhead(
       (rt.summary?.text ?? null) === fold.base.summaryText &&
       rt.fold.firstKeptSeq === fold.base.firstKeptSeq &&
       nextSeqOf(rt) >= fold.base.nextSeq &&
+      // A fold ahead belongs to the branch it began on: the chat must still be on it (or have gone on with it).
+      isOnPath(rt.tree, rt.leaf, fold.base.leaf) &&
       stored.nextSeq === nextSeqOf(rt) &&
       (stored.transcript?.summary?.text ?? null) === fold.base.summaryText;
     if (!same) {
@@ -166,7 +171,8 @@ export function createFoldsAhead(
       if (outside && event.type === "compacted") landed.set(fold.chatId, event);
       send(event);
     };
-    const outcome = await commitFold(context, { ...fold.input, planned, rt, send: sendAndKeep }, summary, outside);
+    const input = { ...fold.input, planned, rt, send: sendAndKeep, foldedAt: fold.base.leaf };
+    const outcome = await commitFold(context, input, summary, outside);
     return outside ? emptyUsage : outcome.usage;
   }
 
@@ -189,7 +195,12 @@ export function createFoldsAhead(
       const reason: CompactionReason = planned.reason ?? "budget";
       const fold: PendingFold = {
         chatId,
-        base: { summaryText: rt.summary?.text ?? null, firstKeptSeq: rt.fold.firstKeptSeq, nextSeq: nextSeqOf(rt) },
+        base: {
+          summaryText: rt.summary?.text ?? null,
+          firstKeptSeq: rt.fold.firstKeptSeq,
+          nextSeq: nextSeqOf(rt),
+          leaf: rt.leaf,
+        },
         input: { rt, planned, size, reason, abortSignal: controller.signal, send: () => undefined },
         controller,
         summarised: Promise.resolve(null),

@@ -9,7 +9,7 @@ import { emptyUsage, type Usage } from "../messages.js";
 import { type SummariseResult, summariseFolded, summaryLeftOutNote } from "../summarise/summariser.js";
 import type { ChatCache } from "./chat-loading.js";
 import { logBetween, savesTurnsWhole, saveTranscript } from "./chat-loading.js";
-import { type ChatRuntime, keptFromLog } from "./chat-state.js";
+import { type ChatRuntime, keepEarlierFold, keptFromLog } from "./chat-state.js";
 import type { EngineParts } from "./engine-parts.js";
 import { planFor, type Sizing } from "./sizing.js";
 
@@ -67,6 +67,8 @@ export interface FoldInput {
    * (a fold that must happen drops its turns, as the ADR allows).
    */
   readonly withoutSummary?: () => FoldPlan | null;
+  /** The active branch's last message when the fold was planned (a fold ahead's, from before). Default: now. */
+  readonly foldedAt?: number;
 }
 
 /** What the summariser gave a fold: its result, and whether the fold's time limit ended it. */
@@ -179,7 +181,10 @@ export async function commitFold(
     send({ type: "health-note", chatId: rt.chatId, note });
   }
   const summaryState = summaryAfterFold(rt, planned, size, { text, writer, writerName, reason, at: parts.now() });
+  // The fold this one replaces stays a while, for a branch that forks between the two.
+  keepEarlierFold(rt);
   rt.summary = summaryState;
+  rt.foldedAt = input.foldedAt ?? rt.leaf;
   rt.fold = planned.state;
   // The fold answers a standing too-long card: cleared here, so that a reload does not bring it back. A turn's fold
   // is written with its answer when the store writes turns whole (or as the turn ends, if none).
@@ -242,7 +247,7 @@ function startLearning(context: FoldContext, rt: ChatRuntime, untilSeq: number):
   // has not read before it (an answer it never gave) are read from the store. They are still in the log if this
   // is slow or fails.
   const heldFrom = held[0]?.seq ?? untilSeq;
-  void logBetween(parts, chatId, state.readUntil, Math.min(heldFrom, untilSeq))
+  void logBetween(parts, rt, state.readUntil, Math.min(heldFrom, untilSeq))
     .then((earlier) =>
       learnBeforeFold({
         learner,

@@ -1,4 +1,4 @@
-import type { ContextCapability, Engine } from "../engine.js";
+import type { BranchCapability, ContextCapability, Engine } from "../engine.js";
 import type { ErrorHandler } from "../errors.js";
 import type { Learner } from "../learning/learner.js";
 import type { ModelInfo } from "../messages.js";
@@ -58,7 +58,7 @@ export interface ApiEngineOptions {
 
 /** The API engine: an {@link Engine} that keeps the transcript and declares the `context` capability. */
 export interface ApiEngine extends Engine {
-  readonly capabilities: { readonly context: ContextCapability };
+  readonly capabilities: { readonly context: ContextCapability; readonly branches: BranchCapability };
   /** The chat's model now. */
   readonly model: string;
   /** Talks to another model from the next turn on (a too-long card's "Switch to …"). */

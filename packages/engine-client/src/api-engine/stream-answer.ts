@@ -172,8 +172,8 @@ export async function keepAnswer(
     usage: addUsage(rt.usage, tally.usage),
     problem: problem === null ? null : { seq: attempt.turn.input.seq, problem },
   };
+  // The answer joins the active branch (its log, tree and leaf) as it is stored.
   tally.savedWithAnswer = await storeAnswer(parts, rt, message, kept, ending);
-  rt.log.push(message);
   tally.kept = kept;
   answer.end(message);
 }

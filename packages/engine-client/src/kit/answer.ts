@@ -19,9 +19,17 @@ export interface Answer {
   end(message: ChatMessage): void;
 }
 
-/** The answer to a turn, at `turn.input.seq + 1`, written by `model`. */
-export function createAnswer(turn: Turn, model: string): Answer {
-  const seq = turn.input.seq + 1;
+/**
+ * The answer to a turn, at `turn.input.seq + 1`, written by `model`; on a branched log, at `place.seq` after the
+ * message `place.parent` (a regenerated answer, beside the one it replaces).
+ */
+export function createAnswer(
+  turn: Turn,
+  model: string,
+  place?: { readonly seq: number; readonly parent: number },
+): Answer {
+  const seq = place?.seq ?? turn.input.seq + 1;
+  const parentField = place && place.parent !== seq - 1 ? { parent: place.parent } : {};
   const { chatId } = turn;
   const parts: MessagePart[] = [];
   let started = false;
@@ -77,6 +85,7 @@ export function createAnswer(turn: Turn, model: string): Answer {
         model,
         createdAt,
         finishReason,
+        ...parentField,
       };
     },
     end(message) {

@@ -16,26 +16,49 @@ export interface OpenedTurn {
 }
 
 /**
- * Checks `input.seq` against the log and builds the turn's opening message. A retry must name the log's
- * last message, and that the person's; anything else must go at {@link nextSeq}. Throws `TurnSequenceError`.
+ * Where a branched log takes its next message (engines with the `branches` capability): the log's length, every
+ * branch counted, and the active branch's last message, which a message without `parent` follows.
  */
-export function openTurn(input: TurnInput, log: readonly ChatMessage[], now: () => number): OpenedTurn {
+export interface TreePlace {
+  readonly nextSeq: number;
+  readonly activeLeaf: number;
+}
+
+/**
+ * Checks `input.seq` against the log and builds the turn's opening message. A retry must name the log's
+ * last message, and that the person's; anything else must go at {@link nextSeq}. `log` is the active branch as
+ * held; on a branched log, `tree` says where the next message goes, and `input.parent` may name any message of
+ * the log (-1: none), an edit, which the message then carries. Without `tree`, `parent` may only be the log's
+ * last message. Throws `TurnSequenceError`.
+ */
+export function openTurn(
+  input: TurnInput,
+  log: readonly ChatMessage[],
+  now: () => number,
+  tree?: TreePlace,
+): OpenedTurn {
   const last = log.at(-1);
   if (input.retry === true && last?.role === "user" && last.seq === input.seq) {
     return { message: last, retrying: true };
   }
-  const expectedSeq = nextSeq(log);
+  const expectedSeq = tree?.nextSeq ?? nextSeq(log);
   if (input.seq !== expectedSeq) {
     throw new TurnSequenceError({ chatId: input.chatId, expectedSeq, actualSeq: input.seq });
   }
+  const leaf = tree?.activeLeaf ?? expectedSeq - 1;
+  const parent = input.parent ?? leaf;
+  const allowed = tree ? Number.isSafeInteger(parent) && parent >= -1 && parent < expectedSeq : parent === leaf;
+  if (!allowed) throw new TurnSequenceError({ chatId: input.chatId, expectedSeq: leaf, actualSeq: parent });
+  const place = parent === input.seq - 1 ? {} : { parent };
   const message: ChatMessage = input.toolResults?.length
-    ? { seq: input.seq, role: "tool", parts: [...input.toolResults], createdAt: now() }
+    ? { seq: input.seq, role: "tool", parts: [...input.toolResults], createdAt: now(), ...place }
     : {
         seq: input.seq,
         role: "user",
         parts: [{ type: "text", text: input.text }, ...(input.attachments ?? [])],
         createdAt: now(),
         ...(input.continuation ? { continuation: true } : {}),
+        ...place,
       };
   return { message, retrying: false };
 }

@@ -43,7 +43,7 @@ describe.each(backends)("the server on %s, given chat ids nobody ever wrote", (_
   const count = async (table: string) =>
     Number((await database.db.query(`select count(*) as n from ${table}`)).rows[0]?.n ?? -1);
 
-  it("should leave no row after a stale-seq turn, a /compact, an abort, usage and events, and answer DELETE with 404", async () => {
+  it("should leave no row after a stale-seq turn, a /compact, a branch switch, an abort, usage and events, and answer DELETE with 404", async () => {
     for (const chatId of ["ghost-a", "ghost-b"]) {
       const stale = await call(`/chats/${chatId}/turns`, {
         method: "POST",
@@ -55,6 +55,13 @@ describe.each(backends)("the server on %s, given chat ids nobody ever wrote", (_
       expect(((await compacted.json()) as WireCompactResponse).result.status).toBe("nothing-to-fold");
       expect((await call(`/chats/${chatId}/abort`, { method: "POST" })).status).toBe(200);
       expect((await call(`/chats/${chatId}/usage`)).status).toBe(200);
+      const switched = await call(`/chats/${chatId}/branch`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ seq: 0 }),
+      });
+      expect(switched.status).toBe(404);
+      expect(((await switched.json()) as { type: string }).type).toBe("urn:conch:problem:not-found");
       const controller = new AbortController();
       const events = await call(`/chats/${chatId}/events`, { signal: controller.signal });
       controller.abort();

@@ -10,6 +10,7 @@ import { buildTranscriptFile } from "../transcript/transcript-file.js";
 import { createPostgresChatDirectory } from "./chat-directory.js";
 import { importFileChats } from "./import-file-chats.js";
 import { createPostgresChatStore } from "./postgres-store.js";
+import { branchedLog, withBranches } from "./testing/branched-chat.js";
 import { freshPerson, openPglite, type TestDatabase } from "./testing/databases.js";
 
 let database: TestDatabase<PGlite>;
@@ -49,6 +50,28 @@ describe("importFileChats", () => {
     const again = await importFileChats({ from, into });
     expect(again).toEqual({ imported: [], alreadyThere: ["older", "trip"], repaired: [] });
     expect(await into.readLog("trip")).toEqual(log);
+  });
+
+  it("should copy a branched chat whole: every version, each fork's parent, the active leaf", async () => {
+    const from = createFileChatStore({ root: join(folder, "branched") });
+    await from.appendLog("tree", branchedLog);
+    const file = withBranches(buildTranscriptFile({ id: "tree", kept: [] }), branchedLog.length, 3);
+    await from.writeTranscript("tree", file);
+    const into = createPostgresChatStore({ db: database.db, userId: freshPerson() });
+    expect(await importFileChats({ from, into })).toEqual({ imported: ["tree"], alreadyThere: [], repaired: [] });
+    expect(await into.readLog("tree")).toEqual(branchedLog);
+    expect(await into.readTranscript("tree")).toEqual(file);
+    const active = await into.readChat("tree", { page: { limit: 10 } });
+    expect(active.page).toEqual(branchedLog.slice(0, 4));
+    const { rows } = await database.db.query(
+      "select seq, parent from conch_messages where user_id = $1 and parent is not null order by seq",
+      [into.userId],
+    );
+    expect(rows).toEqual([
+      { seq: 4, parent: 1 },
+      { seq: 6, parent: 4 },
+      { seq: 7, parent: -1 },
+    ]);
   });
 
   it("should import a log cut short by a crash as far as its complete lines, the file kept aside", async () => {

@@ -92,6 +92,18 @@ const steps: readonly (readonly string[])[] = [
     `alter table conch_leases drop constraint conch_leases_purpose_check,
       add constraint conch_leases_purpose_check check (purpose in ('turn', 'compact', 'delete', 'fold'))`,
   ],
+  // Branches: each message's parent (null: seq - 1, as every message before branches; -1: no parent, an edit of
+  // the first message), indexed for the reads of a message's versions; the active leaf beside the transcript's
+  // other copied fields (null: the log's last message, as a chat before branches); a branch switch holds the
+  // chat's lease. Code before this step refuses the schema, so no reader of a log without parents reads a tree
+  // as a line and appends to it.
+  [
+    `alter table conch_messages add column parent integer check (parent >= -1 and parent < seq - 1)`,
+    `create index conch_messages_by_parent on conch_messages (user_id, chat_id, parent) where parent is not null`,
+    `alter table conch_transcripts add column active_leaf integer check (active_leaf >= -1)`,
+    `alter table conch_leases drop constraint conch_leases_purpose_check,
+      add constraint conch_leases_purpose_check check (purpose in ('turn', 'compact', 'delete', 'fold', 'branch'))`,
+  ],
 ];
 
 /** The schema version this code writes and reads. */

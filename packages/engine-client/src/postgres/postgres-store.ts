@@ -196,9 +196,9 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
     file?: { readonly file: TranscriptFile; readonly json: string },
   ): Promise<void> {
     const first = messages[0]!.seq;
-    // The transcript's columns take $7 on; its row goes in only when every message did.
+    // The transcript's columns take $8 on; its row goes in only when every message did.
     const transcript = file
-      ? `, transcript as (${transcriptUpsert(7, "chat where (select count(*) from added) = cardinality($3::integer[])")})`
+      ? `, transcript as (${transcriptUpsert(8, "chat where (select count(*) from added) = cardinality($3::integer[])")})`
       : "";
     let rows: Record<string, unknown>[];
     try {
@@ -209,9 +209,9 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
          ), next as (
            select coalesce(max(seq) + 1, 0) as seq from conch_messages where user_id = $1 and chat_id = $2
          ), added as (
-           insert into conch_messages (user_id, chat_id, seq, role, message)
-           select $1, $2, t.seq, t.role, t.message
-           from unnest($3::integer[], $4::text[], $5::text[]) as t(seq, role, message), next
+           insert into conch_messages (user_id, chat_id, seq, role, message, parent)
+           select $1, $2, t.seq, t.role, t.message, t.parent
+           from unnest($3::integer[], $4::text[], $5::text[], $7::integer[]) as t(seq, role, message, parent), next
            where next.seq = $6 and exists (select 1 from chat)
            returning 1
          )${transcript}
@@ -223,6 +223,10 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
           messages.map((message) => message.role),
           messages.map((message) => JSON.stringify(message)),
           first,
+          // A column of its own only where it is not the message before (a fork): null reads as seq - 1.
+          messages.map((message) =>
+            message.parent === undefined || message.parent === message.seq - 1 ? null : message.parent,
+          ),
           ...(file ? transcriptValues(file.file, file.json) : []),
         ],
       ));
@@ -239,13 +243,15 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
 
   /** The transcript's row, its columns from parameter `$at` on ({@link transcriptValues}), selected `from`. */
   function transcriptUpsert(at: number, from: string): string {
-    const values = Array.from({ length: 7 }, (_, index) => `$${at + index}`);
+    const values = Array.from({ length: 8 }, (_, index) => `$${at + index}`);
     values[2] = `${values[2]}::integer[]`;
-    return `insert into conch_transcripts (user_id, chat_id, body, bytes, kept_seqs, summary, factor, read_until, health)
+    return `insert into conch_transcripts
+         (user_id, chat_id, body, bytes, kept_seqs, summary, factor, read_until, health, active_leaf)
        select $1, $2, ${values.join(", ")} from ${from}
        on conflict (user_id, chat_id) do update set body = excluded.body, bytes = excluded.bytes,
          kept_seqs = excluded.kept_seqs, summary = excluded.summary, factor = excluded.factor,
-         read_until = excluded.read_until, health = excluded.health, written_at = now()
+         read_until = excluded.read_until, health = excluded.health, active_leaf = excluded.active_leaf,
+         written_at = now()
        returning 1`;
   }
 
@@ -259,6 +265,8 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
       file.factor ?? null,
       Number.isSafeInteger(readUntil) ? readUntil : null,
       file.health === undefined ? null : JSON.stringify(file.health),
+      // Null for a chat that never branched: its leaf is the log's last message.
+      file.branches?.activeLeaf ?? null,
     ];
   }
 
@@ -290,7 +298,7 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
       assertSafeChatId(chatId);
       return run(chatId, () =>
         readChatWith(
-          { head: (check) => readHead(chatId, check), range: (from, to) => readRange(chatId, from, to) },
+          { chatId, head: (check) => readHead(chatId, check), range: (from, to) => readRange(chatId, from, to) },
           options,
         ),
       );

@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EngineEvent } from "../events.js";
 import { readEventStream } from "../protocol/event-stream.js";
-import type { WireProblem } from "../protocol/wire.js";
+import type { WireChatPage, WireProblem } from "../protocol/wire.js";
 import { bearer, type EngineServer, startEngineServer } from "../server/testing/engine-server.js";
 import { createPostgresChatStore } from "./postgres-store.js";
 import { createPostgresRunningTurns, type PostgresRunningTurns } from "./running-turns.js";
@@ -113,6 +113,42 @@ describe("two engine servers on one Postgres", () => {
       expect((await store.readLog(chatId)).map((message) => message.seq)).toEqual([0, 1, 2, 3, 4, 5]);
     }
   }, 300_000);
+
+  it("should refuse a branch switch on one while a turn runs on the other, then show either the switch the other made", async () => {
+    const [a, b] = [await startInstance({ chunkDelayMs: 5 }), await startInstance()];
+    const post = (server: EngineServer, path: string, body: unknown) =>
+      fetch(`${server.baseURL}/chats/branching${path}`, {
+        method: "POST",
+        headers: { ...bearer("alice"), "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const branchOf = async (server: EngineServer) => {
+      const response = await fetch(`${server.baseURL}/chats/branching`, { headers: bearer("alice") });
+      const page = (await response.json()) as WireChatPage;
+      return page.snapshot.messages.map((message) => message.seq);
+    };
+    await sendTurn(a, "branching", "one");
+    await sendTurn(b, "branching", "two");
+    await (await post(a, "/turns", { seq: 4, parent: 1, text: "two, edited" })).text();
+    expect(await branchOf(b)).toEqual([0, 1, 4, 5]);
+
+    // An answer of about a second (175 chunks, 5 ms apart): the switch below is asked while it streams.
+    a.script.queue.push({ text: Array.from({ length: 400 }, (_, index) => `word${index}`).join(" ") });
+    const running = await post(a, "/turns", { seq: 6, text: "three" });
+    expect(running.status).toBe(200);
+    const busy = await post(b, "/branch", { seq: 2 });
+    expect(busy.status).toBe(409);
+    expect(((await busy.json()) as WireProblem).type).toBe("urn:conch:problem:busy");
+    await running.text();
+
+    const switched = await post(b, "/branch", { seq: 2 });
+    expect(switched.status).toBe(200);
+    expect((await switched.json()) as WireChatPage).toMatchObject({ snapshot: { activeLeaf: 3, nextSeq: 8 } });
+    expect(await branchOf(a)).toEqual([0, 1, 2, 3]);
+    const back = await post(a, "/branch", { seq: 6 });
+    expect(back.status).toBe(200);
+    expect(await branchOf(b)).toEqual([0, 1, 4, 5, 6, 7]);
+  }, 120_000);
 
   it("should give a reconnect to the other instance mid-answer the rest of the turn, no event twice", async () => {
     const [a, b] = [await startInstance({ chunkDelayMs: 5 }), await startInstance()];

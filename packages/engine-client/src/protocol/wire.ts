@@ -14,6 +14,11 @@ export interface WireCapabilities {
   readonly engine: { readonly id: string; readonly displayName: string };
   /** Whether the server's engine declares `context` (compact and usage work). */
   readonly context: boolean;
+  /**
+   * Whether the server's engine declares `branches` (edits and regenerated answers are versions beside the old
+   * ones, and `POST /chats/{id}/branch` selects one). Absent from servers before it was sent: false.
+   */
+  readonly branches?: boolean;
 }
 
 /** `GET /models`. */
@@ -49,9 +54,12 @@ export interface WireRenameResponse {
   readonly title: string;
 }
 
-/** `GET /chats/{chatId}`. */
+/** `GET /chats/{chatId}`, and what `POST /chats/{chatId}/branch` answers. */
 export interface WireChatPage {
-  /** The chat; `messages` holds this page only (the newest, or those before `before`), in `seq` order. */
+  /**
+   * The chat; `messages` holds this page of the active branch only (the newest, or those before `before`), in
+   * `seq` order, each with `siblings` when it has other versions.
+   */
   readonly snapshot: ChatSnapshot;
   /** Whether older messages than this page's first exist (ask with `before` = its seq). */
   readonly hasOlder: boolean;
@@ -61,8 +69,20 @@ export interface WireChatPage {
   readonly running: boolean;
 }
 
-/** The body of `POST /chats/{chatId}/turns`: a `TurnInput` less `chatId` (in the path) and the abort signal. */
-export type WireTurnRequest = Omit<TurnInput, "chatId" | "abortSignal"> & { readonly model?: string };
+/**
+ * The body of `POST /chats/{chatId}/turns`: a `TurnInput` less `chatId` (in the path) and the abort signal;
+ * `text` may be left out with `retry` (a regenerate).
+ */
+export type WireTurnRequest = Omit<TurnInput, "chatId" | "abortSignal" | "text"> & {
+  readonly text?: string;
+  readonly model?: string;
+};
+
+/** The body of `POST /chats/{chatId}/branch`: any message of the branch to make active. */
+export interface WireBranchRequest {
+  readonly seq: number;
+  readonly model?: string;
+}
 
 /** The body of `POST /chats/{chatId}/compact`. */
 export interface WireCompactRequest {
@@ -100,6 +120,7 @@ export type WireProblemName =
   | "rate-limited"
   | "unknown-model"
   | "no-context"
+  | "no-branches"
   | "server-error";
 
 /** An `application/problem+json` body (RFC 9457) with the protocol's extensions. */
@@ -108,7 +129,7 @@ export interface WireProblem {
   readonly title: string;
   readonly status: number;
   readonly detail?: string;
-  /** `stale-seq`: where the next message goes. */
+  /** `stale-seq` (and `not-found` of an unknown seq on `/branch`): where the next message goes. */
   readonly nextSeq?: number;
   /** `rate-limited`: seconds until a turn would be accepted (also the `Retry-After` header). */
   readonly retryAfter?: number;

@@ -1,6 +1,7 @@
 export { RemoteEngineError } from "../errors.js";
 export type {
   WireAbortResponse,
+  WireBranchRequest,
   WireCapabilities,
   WireChatList,
   WireChatListing,

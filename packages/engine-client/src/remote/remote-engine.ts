@@ -1,4 +1,5 @@
 import type {
+  BranchCapability,
   ChatSnapshot,
   CompactOptions,
   CompactResult,
@@ -6,7 +7,14 @@ import type {
   ContextUsage,
   Engine,
 } from "../engine.js";
-import { assertSafeChatId, defaultErrorHandler, type ErrorHandler, RemoteEngineError } from "../errors.js";
+import {
+  assertSafeChatId,
+  ChatBusyError,
+  defaultErrorHandler,
+  type ErrorHandler,
+  RemoteEngineError,
+  TurnSequenceError,
+} from "../errors.js";
 import type { EngineEvent, EngineEventOf } from "../events.js";
 import { createFanOut } from "../kit/fan-out.js";
 import { reduceChat } from "../kit/reduce-chat.js";
@@ -14,6 +22,7 @@ import { createTurnRunner, type Turn } from "../kit/turn-runner.js";
 import type { ModelInfo } from "../messages.js";
 import {
   protocolVersion,
+  type WireBranchRequest,
   type WireCapabilities,
   type WireChatList,
   type WireChatPage,
@@ -134,8 +143,13 @@ function remoteEngine(
     }
   }
 
-  async function loadPages(chatId: string, signal: AbortSignal | undefined): Promise<WireChatPage> {
-    const first = await http.getJson<WireChatPage>(withModel(chatPath(chatId, `?limit=${pageSize}`)));
+  /** The chat's active branch whole: `first` (its newest page), then the older pages before it. */
+  async function loadPages(
+    chatId: string,
+    signal: AbortSignal | undefined,
+    newest?: WireChatPage,
+  ): Promise<WireChatPage> {
+    const first = newest ?? (await http.getJson<WireChatPage>(withModel(chatPath(chatId, `?limit=${pageSize}`))));
     let messages = first.snapshot.messages;
     let hasOlder = first.hasOlder;
     while (hasOlder && messages.length > 0 && !signal?.aborted) {
@@ -178,11 +192,32 @@ function remoteEngine(
     },
   };
 
+  const branches: BranchCapability = {
+    async selectBranch(chatId, seq, options): Promise<ChatSnapshot> {
+      assertSafeChatId(chatId);
+      // This engine's own turn of the chat is still being read: the server would refuse the switch as well.
+      if (runner.isBusy(chatId)) throw new ChatBusyError(chatId);
+      const page = options?.page;
+      const query = page
+        ? `?limit=${page.limit}${page.before !== undefined ? `&before=${page.before}` : ""}`
+        : `?limit=${pageSize}`;
+      const body: WireBranchRequest = { seq, ...(model !== undefined ? { model } : {}) };
+      const response = await http.request(chatPath(chatId, `/branch${query}`), { body });
+      if (!response.ok) throw await branchRefusal(response, chatId, seq);
+      const newest = (await response.json()) as WireChatPage;
+      if (page) return { ...newest.snapshot, hasOlder: newest.hasOlder };
+      return (await loadPages(chatId, options?.abortSignal, newest)).snapshot;
+    },
+  };
+
   const engine: RemoteEngine = {
     specificationVersion: "v1",
     id: capabilities.engine.id,
     displayName: capabilities.engine.displayName,
-    capabilities: capabilities.context ? { context } : {},
+    capabilities: {
+      ...(capabilities.context ? { context } : {}),
+      ...(capabilities.branches === true ? { branches } : {}),
+    },
     model,
 
     isAnswering: (chatId) => runner.isBusy(chatId),
@@ -225,6 +260,15 @@ function remoteEngine(
     },
   };
   return engine;
+}
+
+/** A refused branch switch as the engine's own errors: an unknown seq, a turn running on the chat. */
+async function branchRefusal(response: Response, chatId: string, seq: number): Promise<Error> {
+  const error = await problemError(response, { chatId, seq });
+  if (RemoteEngineError.isInstance(error) && error.problem?.type === "urn:conch:problem:not-found") {
+    return new TurnSequenceError({ chatId, expectedSeq: error.problem.nextSeq ?? -1, actualSeq: seq });
+  }
+  return error;
 }
 
 /** The server's chat list over HTTP: a 404 for a chat is "no such chat" (false), any other refusal an error. */

@@ -14,6 +14,16 @@ export type FoldsAhead = Map<string, FoldAheadEntry>;
 
 export const foldAheadKey = (key: ChatKey): string => JSON.stringify([key.userId, key.chatId]);
 
+/**
+ * The fold ahead running on the chat in one of this handler's engines, when a request naming `model` (or none)
+ * may go to that engine: a turn goes there to use the fold, a branch switch to be ordered after its stop.
+ */
+export function foldAheadFor(folds: FoldsAhead, key: ChatKey, model: string | undefined): FoldAheadEntry | undefined {
+  const ahead = folds.get(foldAheadKey(key));
+  const aheadModel = (ahead?.engine as { readonly model?: unknown } | undefined)?.model;
+  return ahead !== undefined && (model === undefined || model === aheadModel) ? ahead : undefined;
+}
+
 const foldEvents = new Set<EngineEvent["type"]>(["compacting", "compacted", "compaction-skipped", "health-note"]);
 
 /**

@@ -28,7 +28,7 @@ async function filesOf(folder: string): Promise<string[]> {
 }
 
 describe("given chat ids nobody ever wrote", () => {
-  it("should keep nothing for an abort, a /compact, a usage or an events request, and answer DELETE with 404", async () => {
+  it("should keep nothing for an abort, a /compact, a branch switch, a usage or an events request, and answer DELETE with 404", async () => {
     for (let index = 0; index < 8; index++) {
       const chatId = `ghost-${index}`;
       const aborted = await call(`/chats/${chatId}/abort`, { method: "POST" });
@@ -36,6 +36,13 @@ describe("given chat ids nobody ever wrote", () => {
       const compacted = await call(`/chats/${chatId}/compact`, { method: "POST" });
       expect(((await compacted.json()) as WireCompactResponse).result.status).toBe("nothing-to-fold");
       expect((await call(`/chats/${chatId}/usage`)).status).toBe(200);
+      const switched = await call(`/chats/${chatId}/branch`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ seq: 0 }),
+      });
+      expect(switched.status).toBe(404);
+      expect(((await switched.json()) as { type: string }).type).toBe("urn:conch:problem:not-found");
       const controller = new AbortController();
       const events = await call(`/chats/${chatId}/events`, { signal: controller.signal });
       expect(events.status).toBe(200);

@@ -106,9 +106,14 @@ describe("the engine handler over real HTTP, endpoint by endpoint", () => {
     for (const body of seen) expect(body).not.toContain(testApiKey);
   });
 
-  it("GET /capabilities should name the protocol, the engine and whether it has context", async () => {
+  it("GET /capabilities should name the protocol, the engine and whether it has context and branches", async () => {
     const body = JSON.parse(await text(await call(server, "/capabilities"))) as WireCapabilities;
-    expect(body).toEqual({ protocol: 1, engine: { id: "api", displayName: "OpenRouter (fake)" }, context: true });
+    expect(body).toEqual({
+      protocol: 1,
+      engine: { id: "api", displayName: "OpenRouter (fake)" },
+      context: true,
+      branches: true,
+    });
   });
 
   it("GET /models should list the ready models with their windows", async () => {
@@ -188,8 +193,8 @@ describe("the engine handler over real HTTP, endpoint by endpoint", () => {
       expect(problem.type).toBe("urn:conch:problem:stale-seq");
       expect(problem.nextSeq).toBe(2);
     }
-    // A retry must name the person's message that is the log's last: here it is not.
-    const retry = await call(server, "/chats/stale/turns", postJson({ seq: 0, text: "Hi", retry: true }));
+    // A retry must name a person's message on the active branch: the answer at 1 is not one.
+    const retry = await call(server, "/chats/stale/turns", postJson({ seq: 1, retry: true }));
     expect(retry.status).toBe(409);
     await text(retry);
     // Nothing refused runs later: once a next turn has ended, the chat holds it alone and the provider saw it only.
@@ -221,6 +226,41 @@ describe("the engine handler over real HTTP, endpoint by endpoint", () => {
       [{ type: "text", text: "Long one" }],
       [{ type: "text", text: "Next" }],
     ]);
+  });
+
+  it("given a regenerate of an earlier message running, GET should stop before it and its events bring the new branch", async () => {
+    server.script.queue.push({ text: "First answer." }, { text: "Second answer." });
+    await readTurn(await call(server, "/chats/regen/turns", postJson({ seq: 0, text: "One" })));
+    await readTurn(await call(server, "/chats/regen/turns", postJson({ seq: 2, text: "Two" })));
+    server.script.queue.push({ text: longReply });
+    const regenerating = await call(server, "/chats/regen/turns", postJson({ seq: 0, retry: true }));
+    expect(regenerating.status).toBe(200);
+    const during = await chat(server, "regen");
+    expect(during.running).toBe(true);
+    // The turn answers the message at 0: the page stops before it, and the events from the cursor bring it in.
+    expect(during.snapshot.messages).toEqual([]);
+    const events = await readTurn(
+      await call(server, `/chats/regen/events?after=${during.cursor ?? ""}`, { headers: {} }),
+    );
+    expect(events[0]?.event).toMatchObject({ type: "turn-start", message: { seq: 0 } });
+    expect(events.find(({ event }) => event.type === "message-end")?.event).toMatchObject({
+      message: { seq: 4, parent: 0 },
+    });
+    await readTurn(regenerating);
+    const after = await chat(server, "regen");
+    expect(after.snapshot.messages.map((message) => [message.seq, message.siblings])).toEqual([
+      [0, undefined],
+      [4, [1, 4]],
+    ]);
+    expect(after.snapshot).toMatchObject({ nextSeq: 5, activeLeaf: 4 });
+    // A parent that is no message: a stale seq, with where the next message goes.
+    const staleParent = await call(server, "/chats/regen/turns", postJson({ seq: 5, parent: 99, text: "x" }));
+    expect(staleParent.status).toBe(409);
+    expect(await problemOf(staleParent)).toMatchObject({ type: "urn:conch:problem:stale-seq", nextSeq: 5 });
+    const back = await call(server, "/chats/regen/branch", postJson({ seq: 1 }));
+    expect(back.status).toBe(200);
+    const first = JSON.parse(await text(back)) as WireChatPage;
+    expect(first.snapshot.messages.map((message) => message.seq)).toEqual([0, 1, 2, 3]);
   });
 
   it("given two people with the same chat id, should keep each one's chat to them", async () => {

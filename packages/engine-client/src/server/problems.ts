@@ -19,6 +19,7 @@ const titles: Readonly<Record<WireProblemName, string>> = {
   "rate-limited": "Too many requests: wait before sending more",
   "unknown-model": "This server does not offer that model",
   "no-context": "This server's engine does not keep a transcript (no context capability)",
+  "no-branches": "This server's engine keeps one version of each message (no branches capability)",
   "server-error": "The server could not complete the request",
 };
 

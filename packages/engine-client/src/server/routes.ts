@@ -1,5 +1,12 @@
-import { type ContextCapability, type Engine, hasContext } from "../engine.js";
-import { assertSafeChatId } from "../errors.js";
+import {
+  type BranchCapability,
+  type ChatSnapshot,
+  type ContextCapability,
+  type Engine,
+  hasBranches,
+  hasContext,
+} from "../engine.js";
+import { assertSafeChatId, TurnSequenceError } from "../errors.js";
 import type { EngineEvent } from "../events.js";
 import type { ModelInfo } from "../messages.js";
 import type {
@@ -15,14 +22,28 @@ import { protocolVersion } from "../protocol/wire.js";
 import { chatTitle } from "../transcript/chat-directory.js";
 import { readJsonBody } from "./body.js";
 import { type Context, checkModel, engineOf, json, keyOf, type Route, takePlace } from "./context.js";
+import { foldAheadFor } from "./fold-ahead.js";
 import { fail } from "./problems.js";
-import { compactRequestSchema, emptyRequestSchema, intParam, modelParam, renameRequestSchema } from "./schemas.js";
+import type { ChatActivity } from "./running-turns.js";
+import {
+  branchRequestSchema,
+  compactRequestSchema,
+  emptyRequestSchema,
+  intParam,
+  modelParam,
+  renameRequestSchema,
+} from "./schemas.js";
 import { eventStreamResponse } from "./sse.js";
 import { postTurn } from "./turn-route.js";
 
 function contextOf(engine: Engine): ContextCapability {
   if (!hasContext(engine)) return fail("no-context", 404);
   return engine.capabilities.context;
+}
+
+function branchesOf(engine: Engine): BranchCapability {
+  if (!hasBranches(engine)) return fail("no-branches", 404);
+  return engine.capabilities.branches;
 }
 
 const pageLimit = { fallback: 200, max: 1_000 };
@@ -34,6 +55,7 @@ type Methods = Partial<
 const chatRoutes: Readonly<Record<string, Methods>> = {
   "": { GET: getChat, PATCH: renameChat, DELETE: deleteChat },
   "/turns": { POST: postTurn },
+  "/branch": { POST: postBranch },
   "/events": { GET: getEvents },
   "/abort": { POST: postAbort },
   "/compact": { POST: postCompact },
@@ -76,6 +98,7 @@ async function getCapabilities(context: Context): Promise<Response> {
     protocol: protocolVersion,
     engine: { id: engine.id, displayName: engine.displayName },
     context: hasContext(engine),
+    branches: hasBranches(engine),
   };
   return json(context, body);
 }
@@ -99,12 +122,42 @@ async function getChats(context: Context): Promise<Response> {
   return json(context, body);
 }
 
-async function getChat(context: Context, chatId: string): Promise<Response> {
+/** The `before` and `limit` query parameters of a page of the chat's active branch. */
+function pageParams(context: Context): { readonly before: number; readonly limit: number } {
   const before = intParam(context.url, "before", Number.MAX_SAFE_INTEGER);
   const limit = intParam(context.url, "limit", pageLimit.fallback, pageLimit.max);
   if (Number.isNaN(before) || Number.isNaN(limit) || limit === 0) {
     fail("bad-request", 400, { detail: "before and limit are whole numbers, limit from 1." });
   }
+  return { before, limit };
+}
+
+/** The page of a snapshot the engine read with `page` (cut out here when the engine gave every message). */
+function chatPage(
+  snapshot: ChatSnapshot,
+  page: { readonly before: number; readonly limit: number },
+  activity: ChatActivity,
+): WireChatPage {
+  const turnSeq = activity.running ? activity.turnSeq : null;
+  let messages = snapshot.messages;
+  let hasOlder = snapshot.hasOlder;
+  if (hasOlder === undefined) {
+    // An engine that gives the whole branch: the page is cut out here.
+    const older = snapshot.messages.filter((message) => message.seq < page.before);
+    messages = older.slice(Math.max(0, older.length - page.limit));
+    hasOlder = older.length > messages.length;
+  }
+  const { hasOlder: _paged, ...chat } = snapshot;
+  return {
+    snapshot: { ...chat, messages, ...(turnSeq !== null ? { problem: null } : {}) },
+    hasOlder,
+    cursor: activity.cursor,
+    running: activity.running,
+  };
+}
+
+async function getChat(context: Context, chatId: string): Promise<Response> {
+  const { before, limit } = pageParams(context);
   const model = modelParam(context.url);
   await checkModel(context, model);
   // Read first: a turn that starts meanwhile is then replayed from the cursor, never missed.
@@ -118,22 +171,42 @@ async function getChat(context: Context, chatId: string): Promise<Response> {
     abortSignal: context.request.signal,
     page: { before: pageBefore, limit },
   });
-  let page = snapshot.messages;
-  let hasOlder = snapshot.hasOlder;
-  if (hasOlder === undefined) {
-    // An engine that gives the whole log: the page is cut out here.
-    const older = snapshot.messages.filter((message) => message.seq < pageBefore);
-    page = older.slice(Math.max(0, older.length - limit));
-    hasOlder = older.length > page.length;
+  return json(context, chatPage(snapshot, { before: pageBefore, limit }, activity));
+}
+
+/**
+ * `POST /chats/{chatId}/branch`: makes the branch through a message active, under the chat's lease (409 while a
+ * turn runs), and answers its newest page as `GET /chats/{chatId}` would. An unknown seq is a 404.
+ */
+async function postBranch(context: Context, chatId: string): Promise<Response> {
+  const input = await readJsonBody(context.request, branchRequestSchema, { maxBytes: context.maxBodyBytes });
+  const page = pageParams(context);
+  await checkModel(context, input.model);
+  const key = keyOf(context, chatId);
+  // A fold ahead running on the chat belongs to the branch left: the lease below stops it, and the switch goes
+  // to its engine, so that the switch comes after the fold's end there.
+  const engine = foldAheadFor(context.foldsAhead, key, input.model)?.engine ?? (await engineOf(context, input.model));
+  const capability = branchesOf(engine);
+  const lease = await context.turns.tryAcquire(key, "branch");
+  if (!lease) return fail("busy", 409);
+  let snapshot: ChatSnapshot;
+  try {
+    snapshot = await capability.selectBranch(chatId, input.seq, {
+      abortSignal: context.request.signal,
+      page: { before: page.before, limit: page.limit },
+    });
+  } catch (error) {
+    if (TurnSequenceError.isInstance(error)) {
+      fail("not-found", 404, {
+        detail: `This chat has no message at seq ${input.seq}.`,
+        ...(error.expectedSeq >= 0 ? { nextSeq: error.expectedSeq } : {}),
+      });
+    }
+    throw error;
+  } finally {
+    await lease.release();
   }
-  const { hasOlder: _paged, ...chat } = snapshot;
-  const body: WireChatPage = {
-    snapshot: { ...chat, messages: page, ...(turnSeq !== null ? { problem: null } : {}) },
-    hasOlder,
-    cursor: activity.cursor,
-    running: activity.running,
-  };
-  return json(context, body);
+  return json(context, chatPage(snapshot, page, await context.turns.activity(key)));
 }
 
 async function deleteChat(context: Context, chatId: string): Promise<Response> {

@@ -14,10 +14,11 @@ export interface ChatKey {
 export type { NumberedEvent };
 
 /**
- * What a lease is for: a turn (its events become the chat's running turn), a fold on request, a deletion, or a
- * fold ahead of the need (after a turn, in the background), which gives way: any other lease takes it over.
+ * What a lease is for: a turn (its events become the chat's running turn), a fold on request, a deletion, a
+ * branch switch, or a fold ahead of the need (after a turn, in the background), which gives way: any other lease
+ * takes it over.
  */
-export type LeasePurpose = "turn" | "compact" | "delete" | "fold";
+export type LeasePurpose = "turn" | "compact" | "delete" | "branch" | "fold";
 
 /** The right to change one chat; one at a time per chat, across every instance sharing the {@link RunningTurns}. */
 export interface ChatLease {

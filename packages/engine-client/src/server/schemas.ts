@@ -1,6 +1,6 @@
 // The bodies the protocol accepts (docs/protocol.md), checked with zod before anything reaches an engine.
 import { z } from "zod";
-import type { WireCompactRequest, WireRenameRequest, WireTurnRequest } from "../protocol/wire.js";
+import type { WireBranchRequest, WireCompactRequest, WireRenameRequest, WireTurnRequest } from "../protocol/wire.js";
 import { chatTitle } from "../transcript/chat-directory.js";
 
 const modelSchema = z.string().min(1).max(200);
@@ -21,15 +21,27 @@ const toolResultSchema = z.strictObject({
   isError: z.boolean().optional(),
 });
 
-export const turnRequestSchema: z.ZodType<WireTurnRequest> = z.strictObject({
+export const turnRequestSchema: z.ZodType<WireTurnRequest> = z
+  .strictObject({
+    seq: z.int().nonnegative(),
+    parent: z.int().nonnegative().optional(),
+    text: z.string().optional(),
+    attachments: z.array(pictureSchema).max(50).optional(),
+    toolResults: z.array(toolResultSchema).max(200).optional(),
+    retry: z.boolean().optional(),
+    continuation: z.boolean().optional(),
+    origin: z.enum(["person", "routine", "group"]).optional(),
+    untrusted: z.boolean().optional(),
+    model: modelSchema.optional(),
+  })
+  // A regenerate answers a message already in the log: only then may the text be left out.
+  .refine((turn) => turn.text !== undefined || turn.retry === true, {
+    path: ["text"],
+    message: "A turn needs its text (only a retry may leave it out).",
+  });
+
+export const branchRequestSchema: z.ZodType<WireBranchRequest> = z.strictObject({
   seq: z.int().nonnegative(),
-  text: z.string(),
-  attachments: z.array(pictureSchema).max(50).optional(),
-  toolResults: z.array(toolResultSchema).max(200).optional(),
-  retry: z.boolean().optional(),
-  continuation: z.boolean().optional(),
-  origin: z.enum(["person", "routine", "group"]).optional(),
-  untrusted: z.boolean().optional(),
   model: modelSchema.optional(),
 });
 

@@ -1,10 +1,28 @@
+import type { Engine } from "../engine.js";
+import { TurnSequenceError } from "../errors.js";
 import { readJsonBody } from "./body.js";
 import { type Context, checkModel, engineOf, keyOf, takePlace } from "./context.js";
-import { foldAheadKey, watchFoldAhead } from "./fold-ahead.js";
+import { foldAheadFor, watchFoldAhead } from "./fold-ahead.js";
 import { startLeasedTurn } from "./leased-turn.js";
 import { fail } from "./problems.js";
 import { turnRequestSchema } from "./schemas.js";
 import { eventStreamResponse } from "./sse.js";
+
+/**
+ * The refusal of a turn whose `parent` (or seq) the engine refused, saying where the next message goes, as a stale
+ * seq's does (`nextSeq` on the wire): an engine may name the active leaf it expected as the parent instead.
+ */
+async function staleParent(
+  engine: Engine,
+  chatId: string,
+  seq: number,
+  refused: TurnSequenceError,
+  abortSignal: AbortSignal,
+): Promise<TurnSequenceError> {
+  const snapshot = await engine.loadChat(chatId, { abortSignal, page: { limit: 1 } });
+  const expectedSeq = snapshot.nextSeq ?? refused.expectedSeq;
+  return new TurnSequenceError({ chatId, expectedSeq, actualSeq: seq });
+}
 
 /**
  * `POST /chats/{chatId}/turns`: checks the body and the person's limits, takes the chat's lease (409 when a
@@ -12,19 +30,19 @@ import { eventStreamResponse } from "./sse.js";
  * written; then streams the turn's events. The turn runs on whatever happens to the connection.
  */
 export async function postTurn(context: Context, chatId: string): Promise<Response> {
-  const { model, ...input } = await readJsonBody(context.request, turnRequestSchema, {
+  const { model, text, ...fields } = await readJsonBody(context.request, turnRequestSchema, {
     maxBytes: context.maxBodyBytes,
   });
+  // A regenerate may leave the text out: the engine ignores it with `retry`.
+  const input = { ...fields, text: text ?? "" };
   await checkModel(context, model);
   const wait = context.limits.retryAfter(context.userId);
   if (wait > 0) fail("rate-limited", 429, { retryAfter: wait }, { "retry-after": String(wait) });
   const key = keyOf(context, chatId);
   // A fold ahead of the chat runs in one of this handler's engines: the turn goes there, to use it.
-  const ahead = context.foldsAhead.get(foldAheadKey(key));
-  const aheadModel = (ahead?.engine as { readonly model?: unknown } | undefined)?.model;
-  const sameModel = ahead !== undefined && (model === undefined || model === aheadModel);
-  if (sameModel) ahead.handOver();
-  const engine = sameModel ? ahead.engine : await engineOf(context, model);
+  const ahead = foldAheadFor(context.foldsAhead, key, model);
+  ahead?.handOver();
+  const engine = ahead?.engine ?? (await engineOf(context, model));
   const watch = watchFoldAhead(context.turns, context.foldsAhead, key, engine, (error) =>
     context.onError(error, { during: "fold-ahead", chatId }),
   );
@@ -58,6 +76,9 @@ export async function postTurn(context: Context, chatId: string): Promise<Respon
     watch.stop();
     releaseTurn();
     releaseStream();
+    if (input.parent !== undefined && TurnSequenceError.isInstance(error)) {
+      throw await staleParent(engine, chatId, input.seq, error, context.request.signal);
+    }
     throw error;
   }
   if (!lease) {

@@ -1,10 +1,11 @@
 import type { ChatMessage } from "../messages.js";
+import type { BranchTree } from "./branch-tree.js";
 import type { ChatDirectory } from "./chat-directory.js";
 import type { TranscriptFile } from "./transcript-file.js";
 
-/** A page of the log: the newest `limit` messages before the seq `before`. */
+/** A page of the branch read: its newest `limit` messages before the seq `before`. */
 export interface LogPageRequest {
-  /** The page ends before this seq. Default: the log's end (the newest page). */
+  /** The page ends before this seq. Default: the branch's end (the newest page). */
   readonly before?: number;
   /** At most this many messages: a whole number from 1, or `Infinity` for every message before `before`. */
   readonly limit: number;
@@ -21,24 +22,43 @@ export interface ReadChatOptions {
   readonly page?: LogPageRequest;
   /** Whether to read the kept part. Default true; false reads only the state and the page. */
   readonly kept?: boolean;
+  /**
+   * Read the branch through this seq (its newest leaf) instead of the active one: its kept part (from its own
+   * fold: its own, else the deepest fold whose folded prefix lies on its path, else none) and its page. An unknown seq is a `TurnSequenceError`. Default: the active branch.
+   */
+  readonly branch?: number;
+  /**
+   * Read the branch ending exactly at this seq, whatever follows it (a regenerated answer's parent, say): its path
+   * and kept part as for `branch`. Wins over `branch`. An unknown seq is a `TurnSequenceError`.
+   */
+  readonly leaf?: number;
 }
 
-/** A chat as a turn (and a page of the chat) needs it: never more of the log than the kept part and the page. */
+/**
+ * A chat as a turn (and a page of the chat) needs it: never more of the log than the branch's kept part, the page
+ * and the messages appended since the transcript was written. Every message list holds the branch read (the
+ * active one unless `ReadChatOptions.branch`): its path from the root to `leaf`, in `seq` order; for a log that
+ * never branched, the log itself.
+ */
 export interface ChatReading {
-  /** The seq the next message takes: how many messages the log holds. */
+  /** The seq the next message takes: how many messages the log holds, every branch counted. */
   readonly nextSeq: number;
   /** The chat's transcript, or null when there is none. */
   readonly transcript: TranscriptFile | null;
+  /** The log's tree, complete to `nextSeq` (the transcript's forks and those of the messages appended since). */
+  readonly tree: BranchTree;
+  /** The last message of the branch read; -1 for an empty log. */
+  readonly leaf: number;
   /** Where `kept` starts: see {@link keptStart}; `nextSeq` when the kept part was not asked for. */
   readonly keptFrom: number;
   /**
-   * The log from `keptFrom` to its end, in `seq` order: the messages the transcript keeps, whatever came after
-   * them, and always the log's last message. The whole log when there is no transcript.
+   * The branch's messages from `keptFrom` to its leaf, in `seq` order: the messages the transcript keeps,
+   * whatever came after them, and always the leaf. The whole branch when there is no transcript.
    */
   readonly kept: ChatMessage[];
   /** The page asked for, in `seq` order; empty without one. */
   readonly page: ChatMessage[];
-  /** Whether the log holds messages older than the page's first. */
+  /** Whether the branch holds messages older than the page's first. */
   readonly hasOlder: boolean;
 }
 
@@ -78,7 +98,8 @@ export interface ChatStore {
   /**
    * Adds messages to the end of the log, all or (for the file store, after a crash) a prefix of them. The first
    * must carry the next `seq` and the rest follow one by one, else `TurnSequenceError`; a message of the wrong
-   * shape is an `InvalidChatRecordError`. Resolves once they are stored (on disk, for the file and
+   * shape (a `parent` not below its `seq`, say) is an `InvalidChatRecordError`. A message's `parent` is stored
+   * with it; the log stays in seq order whatever branch a message is on. Resolves once they are stored (on disk, for the file and
    * IndexedDB stores).
    */
   appendLog(chatId: string, messages: readonly ChatMessage[]): Promise<void>;
@@ -88,7 +109,8 @@ export interface ChatStore {
    */
   readTranscript(chatId: string, options?: ReadTranscriptOptions): Promise<TranscriptFile | null>;
   /**
-   * Replaces the chat's transcript whole: a reader sees the old one or the new one, never a mix, even after a
+   * Replaces the chat's transcript whole (with its `branches`: the forks, the active leaf, the other branches'
+   * folds): a reader sees the old one or the new one, never a mix, even after a
    * crash. `file.id` must be `chatId`. Resolves once it is stored (on disk, for the file and IndexedDB stores).
    */
   writeTranscript(chatId: string, file: TranscriptFile): Promise<void>;

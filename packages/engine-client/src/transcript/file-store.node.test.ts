@@ -252,6 +252,12 @@ describe("createFileChatStore", () => {
       const after = await readFile(fresh.logPath("broken"), "utf8");
       expect(after.startsWith(damaged)).toBe(true);
       expect(JSON.parse(after.slice(damaged.length))).toEqual(log[4]);
+      // A reader whose transcript records the tree up to the damage reads only the log's end. (Without a
+      // transcript, the whole log is read for its forks, and the damage is found.)
+      await fresh.writeTranscript("broken", {
+        ...buildTranscriptFile({ id: "broken", kept: [] }),
+        branches: { forks: [], through: 4, activeLeaf: 3 },
+      });
       expect(
         (await createFileChatStore({ root }).readChat("broken", { page: { limit: 1 }, kept: false })).page,
       ).toEqual([log[4]]);

@@ -360,6 +360,7 @@ export function createFileChatStore(options: FileChatStoreOptions): FileChatStor
         return queue.run(chatId, () =>
           readChatWith(
             {
+              chatId,
               async head(check) {
                 const nextSeq = nextSeqOf(await linesOf(chatId));
                 return { nextSeq, transcript: await transcriptOf(chatId, check && ((file) => check(file, nextSeq))) };

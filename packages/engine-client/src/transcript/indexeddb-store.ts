@@ -255,6 +255,7 @@ export function createIndexedDbChatStore(options: IndexedDbChatStoreOptions = {}
       return queue.run(chatId, () =>
         readChatWith(
           {
+            chatId,
             async head(check) {
               const where = location(stores.log, chatId);
               const nextSeq = await storage("read", chatId, where, async () => {

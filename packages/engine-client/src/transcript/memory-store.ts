@@ -78,6 +78,7 @@ export function createMemoryChatStore(): ChatStore {
       return queue.run(chatId, () =>
         readChatWith(
           {
+            chatId,
             async head(check) {
               const nextSeq = logs.get(chatId)?.length ?? 0;
               return { nextSeq, transcript: transcriptOf(chatId, check && ((file) => check(file, nextSeq))) };

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { InvalidChatRecordError, TurnSequenceError } from "../errors.js";
 import type { CompactionReason, SummaryState } from "../events.js";
 import type { ChatMessage } from "../messages.js";
+import type { ForkEntry } from "./branch-tree.js";
 
 /** One kept message as the transcript file holds it: a log message without its `seq` (that is in `seqs`). */
 export type TranscriptMessage = Omit<ChatMessage, "seq">;
@@ -30,8 +31,67 @@ export interface TranscriptFile {
   readonly seqs?: readonly number[];
   /** The chat's correction of the token estimate, from 1; it only ever rises. */
   readonly factor?: number;
+  /**
+   * The log as a tree: its forks, the active leaf, and the other branches' folds. Absent in a file written before
+   * branches (or never branched): the log is one branch, each message's parent the one before it.
+   */
+  readonly branches?: TranscriptBranches;
   /** Fields of later versions of the engine (`readUntil`, `learned`, ...), passed through unchanged. */
   readonly [field: string]: unknown;
+}
+
+/**
+ * One earlier fold of a branch: its summary (whose `firstKeptSeq` is the fold's point) and the engine's own fields
+ * of that moment (its fold state), passed through unchanged. A branch forking after that point but before a later
+ * one starts from it.
+ */
+export interface EarlierFold {
+  readonly summary: SummaryState;
+  /** The branch's last message when the fold was made (see {@link TranscriptBranches.foldedAt}). */
+  readonly foldedAt?: number;
+  readonly [field: string]: unknown;
+}
+
+/**
+ * The fold of a branch that is not the active one, as it was when the branch was left: its summary and kept seqs
+ * (the active branch's are the file's own `summary` and `seqs`). Fields the engine keeps per branch (its fold
+ * state, what it learned from) ride along, passed through unchanged.
+ */
+export interface BranchFold {
+  readonly summary?: SummaryState;
+  /** The kept seqs of the branch, strictly increasing, each on its path. */
+  readonly seqs: readonly number[];
+  /** The branch's earlier folds, oldest first (a few of the latest). */
+  readonly earlier?: readonly EarlierFold[];
+  /** The branch's last message when its latest fold was made. */
+  readonly foldedAt?: number;
+  readonly [field: string]: unknown;
+}
+
+/**
+ * The transcript's record of the log's tree. The tree is described by its forks (the messages whose parent is not
+ * `seq - 1`) up to `through`; a reader finds the forks of messages appended since in the log itself (their
+ * `parent`), so a crash between appending and writing this loses nothing.
+ */
+export interface TranscriptBranches {
+  /** The forks among seqs below `through`, in seq order. */
+  readonly forks: readonly ForkEntry[];
+  /** The log's length when this was written. */
+  readonly through: number;
+  /**
+   * The active branch's last message when this was written: what a new turn follows. When the log has grown past
+   * `through`, the active leaf is the log's last message instead (a turn, or an older reader, appended after it).
+   */
+  readonly activeLeaf: number;
+  /**
+   * The active branch's last message when its latest fold was made. Another branch shares a fold only when its path
+   * holds that message: it then folds as a chat of that branch alone would have. Absent: the fold's point.
+   */
+  readonly foldedAt?: number;
+  /** The active branch's earlier folds, oldest first (a few of the latest), for branches forking between them. */
+  readonly earlier?: readonly EarlierFold[];
+  /** The other branches' folds, keyed by their leaf's seq (in decimal). */
+  readonly folds?: Readonly<Record<string, BranchFold>>;
 }
 
 const compactionReasons = ["budget", "messages", "bytes", "manual", "too-long"] as const satisfies readonly [
@@ -76,11 +136,18 @@ const messageFields = {
   // A reason this reader does not know is left out, not an unreadable message: a newer writer may add one.
   finishReason: z.enum(["stop", "length", "tool-calls", "aborted", "error"]).optional().catch(undefined),
   continuation: z.boolean().optional().catch(undefined),
+  // -1: no parent (an edit of the chat's first message). Checked against the message's own seq below.
+  parent: z.number().int().min(-1).optional(),
 };
 
 const transcriptMessageSchema = z.looseObject(messageFields);
 
-const logMessageSchema = z.looseObject({ seq: seqSchema, ...messageFields });
+const logMessageSchema = z
+  .looseObject({ seq: seqSchema, ...messageFields })
+  .refine((message) => message.parent === undefined || message.parent < message.seq, {
+    path: ["parent"],
+    message: "is not below the message's seq",
+  });
 
 const transcriptSizeSchema = z.looseObject({ messages: seqSchema, tokens: z.number().nonnegative() });
 
@@ -94,6 +161,40 @@ const summarySchema = z.looseObject({
   at: z.number(),
 });
 
+const foldedAtSchema = z.number().int().min(-1).optional();
+
+const earlierFoldsSchema = z.array(z.looseObject({ summary: summarySchema, foldedAt: foldedAtSchema }));
+
+const branchFoldSchema = z.looseObject({
+  summary: summarySchema.optional(),
+  seqs: z.array(seqSchema),
+  earlier: earlierFoldsSchema.optional(),
+  foldedAt: foldedAtSchema,
+});
+
+const branchesSchema = z
+  .looseObject({
+    forks: z.array(
+      z.looseObject({
+        seq: seqSchema,
+        parent: z.number().int().min(-1),
+        role: z.enum(["user", "assistant", "tool"]),
+      }),
+    ),
+    through: seqSchema,
+    activeLeaf: z.number().int().min(-1),
+    foldedAt: foldedAtSchema,
+    earlier: earlierFoldsSchema.optional(),
+    folds: z.record(z.string().regex(/^\d+$/), branchFoldSchema).optional(),
+  })
+  .superRefine((branches, context) => {
+    branches.forks.forEach((fork, index) => {
+      if (fork.parent >= fork.seq || fork.seq >= branches.through || fork.parent === fork.seq - 1) {
+        context.addIssue({ code: "custom", path: ["forks", index], message: "is not a fork below `through`" });
+      }
+    });
+  });
+
 const transcriptFileSchema = z
   .looseObject({
     version: z.literal(1),
@@ -104,6 +205,7 @@ const transcriptFileSchema = z
     summary: summarySchema.optional(),
     seqs: z.array(seqSchema).optional(),
     factor: z.number().min(1).optional(),
+    branches: branchesSchema.optional(),
   })
   .superRefine((file, context) => {
     const { seqs } = file;

@@ -216,9 +216,11 @@ export function chatStoreContract(
 
       it("should read a chat never written as empty, with no transcript", async () => {
         const store = await createStore();
-        expect(await store.readChat("none", { page: { limit: 10 } })).toEqual({
+        expect(await store.readChat("none", { page: { limit: 10 } })).toMatchObject({
           nextSeq: 0,
           transcript: null,
+          tree: { nextSeq: 0, forks: [] },
+          leaf: -1,
           keptFrom: 0,
           kept: [],
           page: [],
@@ -499,9 +501,11 @@ export function chatStoreContract(
         await store.writeTranscript("restart", file);
         const second = await openSecond();
         expect(await second.readLog("restart")).toEqual(log);
-        expect(await second.readChat("restart", { page: { limit: 2 } })).toEqual({
+        expect(await second.readChat("restart", { page: { limit: 2 } })).toMatchObject({
           nextSeq: 5,
           transcript: file,
+          tree: { nextSeq: 5, forks: [] },
+          leaf: 4,
           keptFrom: 3,
           kept: log.slice(3),
           page: log.slice(3),

@@ -188,8 +188,8 @@ describe("the engine handler over real HTTP, endpoint by endpoint", () => {
       expect(problem.type).toBe("urn:conch:problem:stale-seq");
       expect(problem.nextSeq).toBe(2);
     }
-    // A retry must name the person's message that is the log's last: here it is not.
-    const retry = await call(server, "/chats/stale/turns", postJson({ seq: 0, text: "Hi", retry: true }));
+    // A retry must name a person's message of the active branch: seq 1 is the model's.
+    const retry = await call(server, "/chats/stale/turns", postJson({ seq: 1, text: "Hi", retry: true }));
     expect(retry.status).toBe(409);
     await text(retry);
     // Nothing refused runs later: once a next turn has ended, the chat holds it alone and the provider saw it only.

@@ -288,7 +288,7 @@ export async function acceptTurn(
   let rt = await chats.get(input.chatId);
   for (let attempt = 0; ; attempt += 1) {
     try {
-      if (input.retry === true && input.seq !== rt.leaf) rt = await branchForRetry(parts, chats, rt, input);
+      if (input.retry === true && input.seq !== rt.leaf) rt = await branchForRetry(chats, rt, input);
       const opened = openTurn(input, rt.log, parts.now, { nextSeq: rt.tree.nextSeq, activeLeaf: rt.leaf });
       if (!opened.retrying) {
         await parts.store.appendLog(input.chatId, [opened.message]);
@@ -311,12 +311,7 @@ export async function acceptTurn(
  * A regenerate: the chat as held on the branch ending at the person's message `input.seq`, which must lie on the
  * active branch; else a `TurnSequenceError`, the chat as it was.
  */
-async function branchForRetry(
-  parts: EngineParts,
-  chats: ChatCache,
-  rt: ChatRuntime,
-  input: Turn["input"],
-): Promise<ChatRuntime> {
+async function branchForRetry(chats: ChatCache, rt: ChatRuntime, input: Turn["input"]): Promise<ChatRuntime> {
   const refuse = () => new TurnSequenceError({ chatId: input.chatId, expectedSeq: rt.leaf, actualSeq: input.seq });
   if (!Number.isSafeInteger(input.seq) || input.seq < 0 || input.seq >= rt.tree.nextSeq) throw refuse();
   if (!isOnPath(rt.tree, rt.leaf, input.seq)) throw refuse();

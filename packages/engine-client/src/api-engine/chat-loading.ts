@@ -221,11 +221,13 @@ function transcriptFileOf(parts: EngineParts, rt: ChatRuntime, kept: readonly Ch
     ...(Object.keys(rt.branchFolds).length > 0 ? { folds: rt.branchFolds } : {}),
   };
   const fields = { ...engineFields(rt), branches };
-  // The engine's own fields ride on `previous`, which buildTranscriptFile carries over.
+  // The engine's own fields ride on `previous`, which buildTranscriptFile carries over; the summary only when it is
+  // still this branch's (a branch that reads its own history has none, whatever the file held for another).
+  const { summary: _held, ...carried } = { ...rt.file, ...fields } as TranscriptFile;
   return buildTranscriptFile({
     id: rt.chatId,
     kept,
-    previous: { ...rt.file, ...fields } as TranscriptFile,
+    previous: (rt.summary ? { ...rt.file, ...fields } : carried) as TranscriptFile,
     model: parts.model(),
     updatedAt: parts.now(),
     ...(rt.summary ? { summary: rt.summary } : {}),

@@ -354,3 +354,33 @@ describe("versions of a message", () => {
     expect(chat).toMatchObject({ nextSeq: 3, activeLeaf: 2 });
   });
 });
+
+describe("a fold ahead on a branch", () => {
+  it("should belong to the branch it began on: a switch away never gives its summary to another branch", async () => {
+    const { engine, branches } = await engineOverFakeProvider(createMemoryChatStore(), reply, { foldAhead: true });
+    for (let turn = 0; turn < 10; turn++) await send(engine, { chatId: "a", seq: turn * 2, text: question(turn) });
+    const first = await engine.loadChat("a");
+    // A branch forking early, taken on until a fold ahead of the need begins on it.
+    const nextSeq = first.nextSeq ?? 0;
+    const begun = new Promise<void>((resolve) =>
+      engine.subscribe((event) => {
+        if (event.type === "compacting" && event.chatId === "a") resolve();
+      }),
+    );
+    let seq = nextSeq;
+    await send(engine, { chatId: "a", seq, parent: 1, text: "Edited: let us take another way" });
+    seq += 2;
+    for (let turn = 10; turn < 16; turn++) {
+      await send(engine, { chatId: "a", seq, text: question(turn) });
+      seq += 2;
+    }
+    await begun;
+    // Switched away at once: the first branch keeps its own fold, whatever the fold ahead did on the other.
+    const back = await branches.selectBranch("a", 19);
+    expect(back.summary).toEqual(first.summary);
+    expect(back.messages.map((message) => message.seq)).toEqual(first.messages.map((message) => message.seq));
+    // And the other branch never took the first's: its own summary, of its own words, or none.
+    const other = await branches.selectBranch("a", nextSeq);
+    expect(other.summary?.text ?? "").not.toContain("Question 5");
+  });
+});

@@ -221,11 +221,13 @@ function transcriptFileOf(parts: EngineParts, rt: ChatRuntime, kept: readonly Ch
     ...(Object.keys(rt.branchFolds).length > 0 ? { folds: rt.branchFolds } : {}),
   };
   const fields = { ...engineFields(rt), branches };
-  // The engine's own fields ride on `previous`, which buildTranscriptFile carries over.
+  // The engine's own fields ride on `previous`, which buildTranscriptFile carries over; the summary only when it is
+  // still this branch's (a branch that reads its own history has none, whatever the file held for another).
+  const { summary: _held, ...carried } = { ...rt.file, ...fields } as TranscriptFile;
   return buildTranscriptFile({
     id: rt.chatId,
     kept,
-    previous: { ...rt.file, ...fields } as TranscriptFile,
+    previous: (rt.summary ? { ...rt.file, ...fields } : carried) as TranscriptFile,
     model: parts.model(),
     updatedAt: parts.now(),
     ...(rt.summary ? { summary: rt.summary } : {}),
@@ -288,7 +290,7 @@ export async function acceptTurn(
   let rt = await chats.get(input.chatId);
   for (let attempt = 0; ; attempt += 1) {
     try {
-      if (input.retry === true && input.seq !== rt.leaf) rt = await branchForRetry(parts, chats, rt, input);
+      if (input.retry === true && input.seq !== rt.leaf) rt = await branchForRetry(chats, rt, input);
       const opened = openTurn(input, rt.log, parts.now, { nextSeq: rt.tree.nextSeq, activeLeaf: rt.leaf });
       if (!opened.retrying) {
         await parts.store.appendLog(input.chatId, [opened.message]);
@@ -311,12 +313,7 @@ export async function acceptTurn(
  * A regenerate: the chat as held on the branch ending at the person's message `input.seq`, which must lie on the
  * active branch; else a `TurnSequenceError`, the chat as it was.
  */
-async function branchForRetry(
-  parts: EngineParts,
-  chats: ChatCache,
-  rt: ChatRuntime,
-  input: Turn["input"],
-): Promise<ChatRuntime> {
+async function branchForRetry(chats: ChatCache, rt: ChatRuntime, input: Turn["input"]): Promise<ChatRuntime> {
   const refuse = () => new TurnSequenceError({ chatId: input.chatId, expectedSeq: rt.leaf, actualSeq: input.seq });
   if (!Number.isSafeInteger(input.seq) || input.seq < 0 || input.seq >= rt.tree.nextSeq) throw refuse();
   if (!isOnPath(rt.tree, rt.leaf, input.seq)) throw refuse();

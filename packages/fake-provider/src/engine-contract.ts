@@ -207,7 +207,8 @@ export function engineContract(name: string, makeEngine: MakeEngine): void {
       expect(TurnSequenceError.isInstance(refused)).toBe(true);
       expect(refused).toMatchObject({ chatId: "stale", expectedSeq: 2, actualSeq: 0 });
       await expect(collect(stale as ReturnType<Engine["sendTurn"]>)).rejects.toSatisfy(TurnSequenceError.isInstance);
-      const retry = await rejectionOf(engine.sendTurn({ chatId: "stale", seq: 0, text: "1", retry: true }).done);
+      // A retry names a person's message; seq 1 is the answer (with branches, a retry of seq 0 is a regenerate).
+      const retry = await rejectionOf(engine.sendTurn({ chatId: "stale", seq: 1, text: "1", retry: true }).done);
       expect(TurnSequenceError.isInstance(retry)).toBe(true);
       const unsafe = await rejectionOf(engine.sendTurn({ chatId: "../etc", seq: 0, text: "x" }).done);
       expect(InvalidChatIdError.isInstance(unsafe)).toBe(true);

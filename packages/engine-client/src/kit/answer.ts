@@ -1,4 +1,5 @@
 import type { ChatMessage, MessageFinishReason, MessagePart } from "../messages.js";
+import { parentField } from "./branch-tree.js";
 import type { Turn } from "./turn-runner.js";
 
 /** The assistant message being written in a turn: its parts, and the events that say so. */
@@ -19,9 +20,16 @@ export interface Answer {
   end(message: ChatMessage): void;
 }
 
-/** The answer to a turn, at `turn.input.seq + 1`, written by `model`. */
-export function createAnswer(turn: Turn, model: string): Answer {
-  const seq = turn.input.seq + 1;
+/**
+ * The answer to a turn, written by `model`: at `turn.input.seq + 1`, or at `place` (a regenerated answer goes
+ * at the log's next seq and follows the person's message it answers again).
+ */
+export function createAnswer(
+  turn: Turn,
+  model: string,
+  place: { readonly seq: number; readonly parent: number } = { seq: turn.input.seq + 1, parent: turn.input.seq },
+): Answer {
+  const { seq } = place;
   const { chatId } = turn;
   const parts: MessagePart[] = [];
   let started = false;
@@ -77,6 +85,7 @@ export function createAnswer(turn: Turn, model: string): Answer {
         model,
         createdAt,
         finishReason,
+        ...parentField(seq, place.parent),
       };
     },
     end(message) {

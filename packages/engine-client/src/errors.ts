@@ -111,6 +111,24 @@ export class ChatBusyError extends EngineClientError {
   }
 }
 
+/**
+ * An edit, a regenerate of an answered message or a move between versions asked of an engine whose log is not a
+ * tree (it does not declare the `branches` capability).
+ */
+export class BranchCapabilityMissingError extends EngineClientError {
+  readonly engineId: string;
+  constructor(engineId: string) {
+    super({
+      name: "BranchCapabilityMissingError",
+      message: `The engine ${engineId} does not declare the branches capability`,
+    });
+    this.engineId = engineId;
+  }
+  static override isInstance(error: unknown): error is BranchCapabilityMissingError {
+    return EngineClientError.isNamed(error, "BranchCapabilityMissingError");
+  }
+}
+
 /** A fold asked of an engine that keeps no transcript (it does not declare the `context` capability). */
 export class ContextCapabilityMissingError extends EngineClientError {
   readonly engineId: string;

@@ -7,6 +7,7 @@ import {
   type ConversationActivity,
   type ConversationMessage,
   type ConversationStatus,
+  type ConversationStore,
   type Engine,
   type EngineEventOf,
   emptyUsage,
@@ -147,6 +148,14 @@ function useTarget(target: ConversationTarget | undefined) {
   }
   const store = conversationStore(queryClient, engine, chatId);
   return { engine, chatId, queryClient, store, host: context };
+}
+
+/**
+ * The chat's store, without subscribing to what it shows: for parts that act on the chat (edit, regenerate,
+ * move between versions) and render nothing of it, so that they do not re-render with every turn.
+ */
+export function useConversationStore(target?: ConversationTarget): ConversationStore {
+  return useTarget(target).store;
 }
 
 /** The turn problem of the chat, with the person's words it belongs to. */

@@ -246,7 +246,15 @@ export class ConversationStore {
    * snapshot. Throws `BranchCapabilityMissingError` without `branches`; the engine refuses while a turn runs.
    */
   async selectBranch(seq: number): Promise<ChatSnapshot> {
-    const snapshot = await this.#branches().selectBranch(this.chatId, seq);
+    let snapshot: ChatSnapshot;
+    try {
+      snapshot = await this.#branches().selectBranch(this.chatId, seq);
+    } catch (error) {
+      this.#setActivity({ error });
+      throw error;
+    }
+    // The last answer written stays shown until the log has it; on another branch, the log never will.
+    if (this.#streaming?.done) this.#setStreaming(null);
     this.cache.put(snapshot);
     this.cache.invalidateUsage();
     return snapshot;

@@ -9,7 +9,7 @@ import { type ChatKey, createInProcessRunningTurns, type RunningTurns } from "..
 import { nacreChatMessages } from "./chat-messages.js";
 import { startCompact } from "./compact.js";
 import { turnToUIMessageStream } from "./map-turn.js";
-import { checkRetry, type NacreTurnPlan, planNacreTurn } from "./plan-turn.js";
+import { type NacreTurnPlan, placeOnLog, planNacreTurn } from "./plan-turn.js";
 import { answersOf, type NacreTurnOfPlan, runPlannedTurn, turnFields } from "./transport.js";
 import type { NacreUIMessage } from "./ui-message.js";
 
@@ -41,19 +41,19 @@ export interface NacreChatResponseOptions {
 
 /**
  * Runs the turn on the server's engine and answers with the UI message stream. A stale seq or a busy chat is
- * the wire protocol's 409 `application/problem+json` (with `nextSeq`), an edit or a dishonest regenerate a 400,
+ * the wire protocol's 409 `application/problem+json` (with `nextSeq`), an edit or a regenerate that would cut the log (an engine without `branches`) a 400,
  * all before anything is written. `/compact [what to keep]` folds the chat instead of reaching the model.
  */
 export async function nacreChatResponse(options: NacreChatResponseOptions): Promise<Response> {
   const { engine, chatId, signal, turns } = options;
   try {
-    const plan = planNacreTurn({
+    const planned = planNacreTurn({
       trigger: options.trigger ?? "submit-message",
       messageId: options.messageId,
       message: options.message,
       seq: options.seq,
     });
-    if (plan.kind === "retry") await checkRetry(engine, chatId, plan.seq, signal);
+    const plan = await placeOnLog(engine, chatId, planned, signal);
     if (plan.kind === "compact") return await compactResponse(engine, chatId, plan, turns);
     if (turns) return await leasedTurnResponse(engine, { userId: turns.userId, chatId }, plan, turns, signal);
     return await firstChunkChecked(runPlannedTurn(engine, chatId, plan, signal));

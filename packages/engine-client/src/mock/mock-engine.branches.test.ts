@@ -108,6 +108,23 @@ describe("createMockEngine with branches", () => {
     });
   });
 
+  it("should show a seeded tree's newest branch, with siblings", async () => {
+    const engine = createMockEngine({
+      chats: {
+        c: {
+          messages: [
+            { seq: 0, role: "user", parts: [{ type: "text", text: "one" }] },
+            { seq: 1, role: "assistant", parts: [{ type: "text", text: "1" }] },
+            { seq: 2, role: "user", parent: -1, parts: [{ type: "text", text: "one, edited" }] },
+          ],
+        },
+      },
+    });
+    const snapshot = await engine.loadChat("c");
+    expect(snapshot.messages.map((message) => message.seq)).toEqual([2]);
+    expect(snapshot.messages[0]?.siblings).toEqual([0, 2]);
+  });
+
   describe("given a fold on one branch", () => {
     it("should show the summary on the branches through its first kept message, and none on a branch forking before it", async () => {
       const engine = createMockEngine({

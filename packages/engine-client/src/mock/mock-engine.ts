@@ -84,7 +84,9 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
 
   /** The active branch: the path from the root to the active leaf. */
   function branch(chat: MockChat): ChatMessage[] {
-    return chat.activeLeaf === null ? chat.messages : branchPath(chat.messages, chat.activeLeaf);
+    // A log that never branched is its own active branch; a seeded tree's is the path to its newest message.
+    const linear = chat.activeLeaf === null && chat.messages.every((message) => message.parent === undefined);
+    return linear ? chat.messages : branchPath(chat.messages, activeLeaf(chat));
   }
 
   /** Makes `leaf` the active leaf; the branch's summary is the newest whose first kept message is on it. */

@@ -114,7 +114,8 @@ export const renderBranchMessage: RenderMessage = ({ message, folded }) => (
 export interface MessageEditProps extends ComponentPropsWithoutRef<"button"> {}
 
 /**
- * Opens the editor in place of a person's message (nothing for another role). Inside a `BranchMessage`.
+ * Opens the editor in place of a person's message (nothing for another role, or on an engine without
+ * `branches`). Inside a `BranchMessage`.
  * `data-nacre-message-edit`.
  */
 export const MessageEdit = forwardRef<HTMLButtonElement, MessageEditProps>(function MessageEdit(
@@ -123,8 +124,10 @@ export const MessageEdit = forwardRef<HTMLButtonElement, MessageEditProps>(funct
 ) {
   const message = useMessage();
   const editing = useMessageEditing("MessageEdit");
+  const store = useConversationStore();
   const strings = useBranchMessages();
-  if (message?.role !== "user") return null;
+  // An engine without versions could only cut its log: nothing to offer.
+  if (message?.role !== "user" || !store.engine.capabilities.branches) return null;
   return (
     <button
       type="button"
@@ -143,7 +146,7 @@ export interface MessageRegenerateProps extends ComponentPropsWithoutRef<"button
 
 /**
  * Asks for another answer to the person's message an answer replies to: a new version beside it (nothing for
- * another role). Inside a `Message`. `data-nacre-message-regenerate`.
+ * another role, or on an engine without `branches`). Inside a `Message`. `data-nacre-message-regenerate`.
  */
 export const MessageRegenerate = forwardRef<HTMLButtonElement, MessageRegenerateProps>(function MessageRegenerate(
   { children, onClick, ...props },
@@ -152,7 +155,7 @@ export const MessageRegenerate = forwardRef<HTMLButtonElement, MessageRegenerate
   const message = useMessage();
   const store = useConversationStore();
   const strings = useBranchMessages();
-  if (message?.role !== "assistant") return null;
+  if (message?.role !== "assistant" || !store.engine.capabilities.branches) return null;
   return (
     <button
       type="button"
@@ -228,16 +231,21 @@ function selectAndRefocus(siblings: MessageSiblings, index: number, button: HTML
   const versions = siblings.seqs.join(" ");
   void siblings.select(index).then(
     () => {
-      let frames = 0;
+      // The row is re-rendered when React gets to it: on a loaded page that can take a while.
+      const until = performance.now() + 5_000;
       const refocus = () => {
-        if (button.isConnected) return;
+        // Until the row of the version chosen replaces this one (a row that stays keeps its focus).
+        if (button.isConnected) {
+          if (performance.now() < until) requestAnimationFrame(refocus);
+          return;
+        }
         const picker = document.querySelector(`[data-nacre-branch-picker][data-versions="${versions}"]`);
         // The same button, or the other one when that is disabled now (the first or the last version).
         const next =
           picker?.querySelector<HTMLElement>(`[${part}]:not(:disabled)`) ??
           picker?.querySelector("button:not(:disabled)");
         if (next) next.focus();
-        else if (++frames < 30) requestAnimationFrame(refocus);
+        else if (performance.now() < until) requestAnimationFrame(refocus);
       };
       requestAnimationFrame(refocus);
     },

@@ -1,8 +1,10 @@
 import {
+  type BranchMessage,
   ChatBusyError,
   type ChatMessage,
   type Engine,
   type EngineEvent,
+  hasBranches,
   hasContext,
   InvalidChatIdError,
   messageText,
@@ -207,13 +209,100 @@ export function engineContract(name: string, makeEngine: MakeEngine): void {
       expect(TurnSequenceError.isInstance(refused)).toBe(true);
       expect(refused).toMatchObject({ chatId: "stale", expectedSeq: 2, actualSeq: 0 });
       await expect(collect(stale as ReturnType<Engine["sendTurn"]>)).rejects.toSatisfy(TurnSequenceError.isInstance);
-      // A retry names a person's message; seq 1 is the answer (with branches, a retry of seq 0 is a regenerate).
+      // A retry of a message that is not the person's (on engines with branches, the person's may be answered again).
       const retry = await rejectionOf(engine.sendTurn({ chatId: "stale", seq: 1, text: "1", retry: true }).done);
       expect(TurnSequenceError.isInstance(retry)).toBe(true);
       const unsafe = await rejectionOf(engine.sendTurn({ chatId: "../etc", seq: 0, text: "x" }).done);
       expect(InvalidChatIdError.isInstance(unsafe)).toBe(true);
       expect(heard).toEqual([]);
       expect((await engine.loadChat("stale")).messages).toHaveLength(2);
+    });
+
+    describe("on engines with the branches capability", () => {
+      const shapeOf = (messages: readonly BranchMessage[]) =>
+        messages.map((message) => [message.seq, messageText(message), message.siblings ?? null] as const);
+
+      it("should edit a person's message as a new branch beside it, every version kept, the same in another engine", async (context) => {
+        const { engine, another } = await make([{ reply: "A" }, { reply: "B" }, { reply: "C" }]);
+        if (!hasBranches(engine)) return context.skip();
+        await engine.sendTurn({ chatId: "edit", seq: 0, text: "1" }).done;
+        await engine.sendTurn({ chatId: "edit", seq: 2, text: "2" }).done;
+        const events = await collect(engine.sendTurn({ chatId: "edit", seq: 4, parent: 1, text: "2 again" }));
+        expect(events[0]).toMatchObject({ type: "turn-start", message: { seq: 4, parent: 1 } });
+        expect(events.find((event) => event.type === "message-start")).toMatchObject({ seq: 5 });
+        expect(events.at(-1)).toMatchObject({ type: "turn-end", seq: 4, status: "done" });
+        for (const reader of [engine, await another()]) {
+          const chat = await reader.loadChat("edit");
+          expect(shapeOf(chat.messages)).toEqual([
+            [0, "1", null],
+            [1, "A", null],
+            [4, "2 again", [2, 4]],
+            [5, "C", null],
+          ]);
+          expect(chat).toMatchObject({ nextSeq: 6, activeLeaf: 5 });
+        }
+        // A parent that is not in the log is refused as a stale seq is.
+        const stale = await rejectionOf(engine.sendTurn({ chatId: "edit", seq: 6, parent: 9, text: "x" }).done);
+        expect(TurnSequenceError.isInstance(stale)).toBe(true);
+      });
+
+      it("should regenerate an answer to any person's message of the active branch beside the old one", async (context) => {
+        const { engine, another } = await make([{ reply: "A" }, { reply: "B" }, { reply: "B2" }, { reply: "A2" }]);
+        if (!hasBranches(engine)) return context.skip();
+        await engine.sendTurn({ chatId: "regen", seq: 0, text: "1" }).done;
+        await engine.sendTurn({ chatId: "regen", seq: 2, text: "2" }).done;
+        const events = await collect(engine.sendTurn({ chatId: "regen", seq: 2, text: "", retry: true }));
+        expect(events.find((event) => event.type === "message-start")).toMatchObject({ seq: 4 });
+        expect(events.at(-1)).toMatchObject({ type: "turn-end", seq: 2, status: "done" });
+        let chat = await engine.loadChat("regen");
+        expect(shapeOf(chat.messages)).toEqual([
+          [0, "1", null],
+          [1, "A", null],
+          [2, "2", null],
+          [4, "B2", [3, 4]],
+        ]);
+        // An earlier person's message: its answer again, the turns after it left on the old branch.
+        expect((await engine.sendTurn({ chatId: "regen", seq: 0, text: "", retry: true }).done).status).toBe("done");
+        for (const reader of [engine, await another()]) {
+          chat = await reader.loadChat("regen");
+          expect(shapeOf(chat.messages)).toEqual([
+            [0, "1", null],
+            [5, "A2", [1, 5]],
+          ]);
+          expect(chat).toMatchObject({ nextSeq: 6, activeLeaf: 5 });
+        }
+      });
+
+      it("should switch branches: the newest leaf through the message chosen, and the next turn continues it", async (context) => {
+        const { engine, another } = await make([{ reply: "A" }, { reply: "B" }, { reply: "C" }, { reply: "D" }]);
+        if (!hasBranches(engine)) return context.skip();
+        const branches = engine.capabilities.branches;
+        await engine.sendTurn({ chatId: "switch", seq: 0, text: "1" }).done;
+        await engine.sendTurn({ chatId: "switch", seq: 2, text: "2" }).done;
+        await engine.sendTurn({ chatId: "switch", seq: 4, parent: 1, text: "2 again" }).done;
+        const first = await branches.selectBranch("switch", 2);
+        expect(shapeOf(first.messages)).toEqual([
+          [0, "1", null],
+          [1, "A", null],
+          [2, "2", [2, 4]],
+          [3, "B", null],
+        ]);
+        expect(first).toMatchObject({ nextSeq: 6, activeLeaf: 3 });
+        expect(shapeOf((await (await another()).loadChat("switch")).messages).map(([seq]) => seq)).toEqual([
+          0, 1, 2, 3,
+        ]);
+        expect((await engine.sendTurn({ chatId: "switch", seq: 6, text: "3" }).done).status).toBe("done");
+        expect((await engine.loadChat("switch")).messages.map((message) => message.seq)).toEqual([0, 1, 2, 3, 6, 7]);
+        // A message on the shared part: its newest leaf (the branch written last through it).
+        const newest = await branches.selectBranch("switch", 0, { page: { limit: 2 } });
+        expect(newest.messages.map((message) => message.seq)).toEqual([6, 7]);
+        expect(newest).toMatchObject({ hasOlder: true, activeLeaf: 7 });
+        const back = await branches.selectBranch("switch", 4);
+        expect(back.messages.map((message) => message.seq)).toEqual([0, 1, 4, 5]);
+        const unknown = await rejectionOf(branches.selectBranch("switch", 42));
+        expect(TurnSequenceError.isInstance(unknown)).toBe(true);
+        expect((await engine.loadChat("switch")).activeLeaf).toBe(5);
+      });
     });
 
     it("should let two engines on one store take turns in one chat, each reading what the other wrote", async () => {

@@ -1,5 +1,4 @@
 import type { ChatMessage, MessageFinishReason, MessagePart } from "../messages.js";
-import { parentField } from "./branch-tree.js";
 import type { Turn } from "./turn-runner.js";
 
 /** The assistant message being written in a turn: its parts, and the events that say so. */
@@ -21,15 +20,16 @@ export interface Answer {
 }
 
 /**
- * The answer to a turn, written by `model`: at `turn.input.seq + 1`, or at `place` (a regenerated answer goes
- * at the log's next seq and follows the person's message it answers again).
+ * The answer to a turn, at `turn.input.seq + 1`, written by `model`; on a branched log, at `place.seq` after the
+ * message `place.parent` (a regenerated answer, beside the one it replaces).
  */
 export function createAnswer(
   turn: Turn,
   model: string,
-  place: { readonly seq: number; readonly parent: number } = { seq: turn.input.seq + 1, parent: turn.input.seq },
+  place?: { readonly seq: number; readonly parent: number },
 ): Answer {
-  const { seq } = place;
+  const seq = place?.seq ?? turn.input.seq + 1;
+  const parentField = place && place.parent !== seq - 1 ? { parent: place.parent } : {};
   const { chatId } = turn;
   const parts: MessagePart[] = [];
   let started = false;
@@ -85,7 +85,7 @@ export function createAnswer(
         model,
         createdAt,
         finishReason,
-        ...parentField(seq, place.parent),
+        ...parentField,
       };
     },
     end(message) {

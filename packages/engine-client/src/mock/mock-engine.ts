@@ -8,6 +8,7 @@ import type {
   CompactResult,
   ContextUsage,
   EngineCapabilities,
+  LoadChatOptions,
   TurnInput,
 } from "../engine.js";
 import { ChatBusyError, isAbortError, TurnSequenceError } from "../errors.js";
@@ -293,13 +294,17 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
     },
   };
 
-  function snapshot(chatId: string, chat: MockChat): ChatSnapshot {
+  function snapshot(chatId: string, chat: MockChat, page?: LoadChatOptions["page"]): ChatSnapshot {
     const path = branch(chat);
     const leaf = path.at(-1)?.seq;
+    // A page of the branch, from its leaf back: the newest `limit` messages before `before`.
+    const before = page ? path.filter((message) => page.before === undefined || message.seq < page.before) : path;
+    const shown = page ? before.slice(Math.max(0, before.length - page.limit)) : path;
     const problem = chat.problem && path.some((message) => message.seq === chat.problem?.seq) ? chat.problem : null;
     return {
       chatId,
-      messages: hasBranchCapability ? withSiblings(path, chat.messages) : [...chat.messages],
+      messages: hasBranchCapability ? withSiblings(shown, chat.messages) : [...chat.messages],
+      ...(page ? { hasOlder: shown.length < before.length } : {}),
       ...(hasBranchCapability ? { nextSeq: nextLogSeq(chat.messages) } : {}),
       ...(hasBranchCapability && leaf !== undefined ? { activeLeaf: leaf } : {}),
       summary: chat.summary,
@@ -321,7 +326,7 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
         throw new TurnSequenceError({ chatId, expectedSeq: nextLogSeq(chat.messages), actualSeq: seq });
       }
       activate(chat, leaf);
-      return snapshot(chatId, chat);
+      return snapshot(chatId, chat, options.page);
     },
   };
   const capabilities: EngineCapabilities = {

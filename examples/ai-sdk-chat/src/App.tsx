@@ -73,6 +73,8 @@ function Chat({
 }) {
   const [input, setInput] = useState("");
   const [note, setNote] = useState<string | null>(null);
+  // The person's message being edited in place, and its new words.
+  const [editing, setEditing] = useState<{ readonly id: string; readonly text: string } | null>(null);
   const { messages, sendMessage, regenerate, setMessages, status, stop, error } = useChat<NacreUIMessage>({
     id: chatId,
     messages: initial,
@@ -129,7 +131,34 @@ function Chat({
                 data-message-role={message.role}
                 {...(message.metadata?.finishReason === "length" ? { "data-nacre-cut-off": "" } : {})}
               >
-                <div className="message-content">
+                {editing?.id === message.id ? (
+                  // An edit sends the id of the message it replaces: on an engine that keeps versions (`branches`)
+                  // the new words are a new version beside the old; on one that does not, it is refused.
+                  <form
+                    className="message-editor"
+                    data-nacre-message-editor=""
+                    onSubmit={(event) => {
+                      event.preventDefault();
+                      if (!editing.text.trim() || busy) return;
+                      setEditing(null);
+                      void sendMessage({ text: editing.text, messageId: message.id });
+                    }}
+                  >
+                    <textarea
+                      aria-label="Edit message"
+                      value={editing.text}
+                      onChange={(event) => setEditing({ id: message.id, text: event.target.value })}
+                      onKeyDown={(event) => {
+                        if (event.key === "Escape") setEditing(null);
+                      }}
+                    />
+                    <button type="submit">Send</button>
+                    <button type="button" onClick={() => setEditing(null)}>
+                      Cancel
+                    </button>
+                  </form>
+                ) : null}
+                <div className="message-content" hidden={editing?.id === message.id}>
                   {message.parts.map((part, index) => {
                     const key = `${message.id}-${index}`;
                     switch (part.type) {
@@ -161,6 +190,26 @@ function Chat({
                   // Under the bubble, in the page always: shown on hover and focus (chat.css), nacre.css's buttons.
                   <div className="message-actions" data-nacre-message-actions="">
                     <MessageCopy text={textOf(message)} />
+                    {message.role === "user" ? (
+                      <button
+                        type="button"
+                        data-nacre-message-edit=""
+                        disabled={busy}
+                        onClick={() => setEditing({ id: message.id, text: textOf(message) })}
+                      >
+                        Edit
+                      </button>
+                    ) : (
+                      // Another answer to the person's message, beside this one (where the engine keeps versions).
+                      <button
+                        type="button"
+                        data-nacre-message-regenerate=""
+                        disabled={busy}
+                        onClick={() => void regenerate({ messageId: message.id })}
+                      >
+                        Regenerate
+                      </button>
+                    )}
                   </div>
                 ) : null}
               </div>

@@ -20,10 +20,15 @@ import { type FormEvent, Fragment, useEffect, useLayoutEffect, useRef, useState 
 const firstChatId = new URLSearchParams(window.location.search).get("chat") ?? "ai-sdk-chat";
 
 /** useChat's first messages: the chat as the engine's log keeps it. */
-async function loadMessages(chatId: string): Promise<NacreUIMessage[]> {
+/** The chat as the route loads it, and whether its engine keeps versions (Edit and Regenerate are offered). */
+async function loadChat(chatId: string): Promise<{ messages: NacreUIMessage[]; versions: boolean }> {
   // Through `nacreChatFetch`: after a stop, it waits for the turn to end, so the chat read has what it kept.
   const response = await nacreChatFetch(`/api/chat?id=${encodeURIComponent(chatId)}`);
-  return ((await response.json()) as { messages: NacreUIMessage[] }).messages;
+  return (await response.json()) as { messages: NacreUIMessage[]; versions: boolean };
+}
+
+async function loadMessages(chatId: string): Promise<NacreUIMessage[]> {
+  return (await loadChat(chatId)).messages;
 }
 
 export function App() {
@@ -51,12 +56,12 @@ function WithChats({ directory }: { readonly directory: ChatDirectory }) {
 }
 
 function ChatLoader({ chatId, onTurnEnd }: { readonly chatId: string; readonly onTurnEnd: () => Promise<void> }) {
-  const [initial, setInitial] = useState<NacreUIMessage[] | null>(null);
+  const [initial, setInitial] = useState<{ messages: NacreUIMessage[]; versions: boolean } | null>(null);
   useEffect(() => {
-    void loadMessages(chatId).then(setInitial);
+    void loadChat(chatId).then(setInitial);
   }, [chatId]);
   return initial ? (
-    <Chat chatId={chatId} initial={initial} onTurnEnd={onTurnEnd} />
+    <Chat chatId={chatId} initial={initial.messages} versions={initial.versions} onTurnEnd={onTurnEnd} />
   ) : (
     <p className="loading">Loading the chat…</p>
   );
@@ -65,10 +70,13 @@ function ChatLoader({ chatId, onTurnEnd }: { readonly chatId: string; readonly o
 function Chat({
   chatId,
   initial,
+  versions,
   onTurnEnd,
 }: {
   readonly chatId: string;
   readonly initial: NacreUIMessage[];
+  /** Whether the engine keeps versions: then Edit and Regenerate are offered (elsewhere they would cut the log). */
+  readonly versions: boolean;
   readonly onTurnEnd: () => Promise<void>;
 }) {
   const [input, setInput] = useState("");
@@ -190,7 +198,7 @@ function Chat({
                   // Under the bubble, in the page always: shown on hover and focus (chat.css), nacre.css's buttons.
                   <div className="message-actions" data-nacre-message-actions="">
                     <MessageCopy text={textOf(message)} />
-                    {message.role === "user" ? (
+                    {!versions ? null : message.role === "user" ? (
                       <button
                         type="button"
                         data-nacre-message-edit=""

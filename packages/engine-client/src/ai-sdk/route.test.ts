@@ -187,6 +187,8 @@ describe("createNacreChatRoute behind useChat's HTTP transport (real HTTP on loo
       "nacre-answer-5",
     ]);
     expect(loaded.at(-1)?.metadata).toMatchObject({ nextSeq: 7 });
+    // The page learns that the engine keeps versions, so that it offers Edit and Regenerate.
+    expect(((await (await fetch(`${route.url}?id=versions`)).json()) as { versions: boolean }).versions).toBe(true);
   });
 
   it("should stop the turn when the page stops the request, keeping what was written", async () => {

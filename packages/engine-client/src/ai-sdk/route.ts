@@ -1,6 +1,6 @@
 import { createUIMessageStreamResponse } from "ai";
 import { z } from "zod";
-import type { Engine } from "../engine.js";
+import { type Engine, hasBranches } from "../engine.js";
 import { assertSafeChatId, InvalidChatIdError, NacreChatRefusedError } from "../errors.js";
 import type { EngineEvent } from "../events.js";
 import { startLeasedTurn } from "../server/leased-turn.js";
@@ -227,7 +227,8 @@ export function createNacreChatRoute(
             ? snapshot
             : { ...snapshot, messages: snapshot.messages.filter((message) => message.seq <= turnSeq), problem: null },
         );
-        return Response.json({ messages }, { headers: { "cache-control": "no-store" } });
+        // `versions`: whether the engine keeps them (`branches`), so that the page offers Edit and Regenerate.
+        return Response.json({ messages, versions: hasBranches(engine) }, { headers: { "cache-control": "no-store" } });
       } catch (error) {
         return problemResponse(answerFor(error));
       }

@@ -10,6 +10,7 @@ import {
   useContextUsage,
   useConversation,
 } from "@conch/nacre";
+import { renderBranchMessage } from "@conch/nacre/branches";
 import { ChatList, NewChatGreeting, useChats } from "@conch/nacre/chats";
 import { CommandMenu, CommandMenuShortcut } from "@conch/nacre/command";
 import { renderMarkdown, renderMarkdownBlock } from "@conch/nacre/markdown";
@@ -210,7 +211,7 @@ export function App({
             <NewChatGreeting className="demo-greeting">
               <p>A new chat. Write your first message below; the chat takes its title from it.</p>
             </NewChatGreeting>
-            <MessageList.Root className="demo-messages" />
+            <MessageList.Root className="demo-messages" renderMessage={renderBranchMessage} />
             <Composer.Root key={chatId} className="demo-composer" defaultValue={drafts[chatId] ?? ""} />
           </main>
           <aside

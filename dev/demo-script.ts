@@ -1,6 +1,14 @@
-import type { ChatMessage, ModelInfo, SummaryState, TurnInput, TurnProblem } from "@conch/engine-client";
+import {
+  type ChatMessage,
+  emptyUsage,
+  type ModelInfo,
+  type SummaryState,
+  type TurnInput,
+  type TurnProblem,
+} from "@conch/engine-client";
 import {
   chatLogFrom,
+  createMockChatStore,
   createMockEngine,
   generateLongChatScript,
   type MockChatSeed,
@@ -185,6 +193,18 @@ export function createDemoWorld(options: {
   let typed = 0;
   let generation = 0;
   const listeners = new Set<() => void>();
+  // One store for the world's engines: a chat moves to another model whole, every version of every message with it.
+  const store = createMockChatStore();
+
+  /** An edit, or another answer to a message already answered (not Send again after a problem). */
+  function isNewVersion(input: TurnInput): boolean {
+    if (input.parent !== undefined) return true;
+    if (input.retry !== true) return false;
+    const messages = store.chat(input.chatId).messages;
+    return messages.some(
+      (message) => message.role === "assistant" && (message.parent ?? message.seq - 1) === input.seq,
+    );
+  }
 
   function createEngine(model: ModelInfo, chats: Record<string, MockChatSeed>): MockEngine {
     generation += 1;
@@ -199,7 +219,14 @@ export function createDemoWorld(options: {
       // test on a loaded machine to see it).
       compactionDelayMs: delayMs * 80,
       chats,
+      store,
       turns: (input) => {
+        // A new version is answered plainly: the cycle's folds and problems are for new messages.
+        if (isNewVersion(input)) {
+          return {
+            reply: `Another version from ${model.displayName}: about “${input.text.slice(0, 60)}”, here is an answer, streamed piece by piece.`,
+          };
+        }
         // Continue goes on with the cut-off reply; the cycle waits.
         if (input.continuation) return { reply: ", 4. publish. That is the whole list." };
         const step = demoCycle[typed % demoCycle.length] as DemoStep;
@@ -226,13 +253,14 @@ export function createDemoWorld(options: {
       return () => listeners.delete(listener);
     },
     /** A new engine on `model` holding the chats of `from`. */
-    async switchModel(from: MockEngine, model: ModelInfo, chatIds: readonly string[]): Promise<MockEngine> {
-      const chats: Record<string, MockChatSeed> = {};
+    async switchModel(_from: MockEngine, model: ModelInfo, chatIds: readonly string[]): Promise<MockEngine> {
+      // The chats are in the world's store already; the new model starts with no standing problem nor usage.
       for (const chatId of chatIds) {
-        const chat = await from.loadChat(chatId);
-        chats[chatId] = { messages: chat.messages, summary: chat.summary, healthNotes: chat.healthNotes };
+        const chat = store.chat(chatId);
+        chat.problem = null;
+        chat.usage = emptyUsage;
       }
-      return createEngine(model, chats);
+      return createEngine(model, {});
     },
   };
 }

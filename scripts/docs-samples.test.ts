@@ -79,6 +79,7 @@ const whole = [
   "README.md › Drop it into your chat",
   "docs/engine.md › The `compacted` event, read right",
   "docs/nacre.md › A message list, with Markdown",
+  "docs/nacre.md › Versions: edit, regenerate, the picker (`@conch/nacre/branches`)",
   "docs/nacre.md › With assistant-ui",
   "docs/providers.md › The fake provider server (tests, `pnpm simulate`, `pnpm dev`)",
 ];

@@ -12,6 +12,7 @@ export const adapterEntries = [
   { name: "@conch/nacre/assistant-ui", source: "packages/nacre/src/assistant-ui/index.ts" },
   { name: "@conch/nacre/command", source: "packages/nacre/src/command/index.ts" },
   { name: "@conch/nacre/chats", source: "packages/nacre/src/chats/index.ts" },
+  { name: "@conch/nacre/branches", source: "packages/nacre/src/branches/index.ts" },
 ] as const;
 
 export interface BundleSize {

@@ -20,10 +20,15 @@ import { type FormEvent, Fragment, useEffect, useLayoutEffect, useRef, useState 
 const firstChatId = new URLSearchParams(window.location.search).get("chat") ?? "ai-sdk-chat";
 
 /** useChat's first messages: the chat as the engine's log keeps it. */
-async function loadMessages(chatId: string): Promise<NacreUIMessage[]> {
+/** The chat as the route loads it, and whether its engine keeps versions (Edit and Regenerate are offered). */
+async function loadChat(chatId: string): Promise<{ messages: NacreUIMessage[]; versions: boolean }> {
   // Through `nacreChatFetch`: after a stop, it waits for the turn to end, so the chat read has what it kept.
   const response = await nacreChatFetch(`/api/chat?id=${encodeURIComponent(chatId)}`);
-  return ((await response.json()) as { messages: NacreUIMessage[] }).messages;
+  return (await response.json()) as { messages: NacreUIMessage[]; versions: boolean };
+}
+
+async function loadMessages(chatId: string): Promise<NacreUIMessage[]> {
+  return (await loadChat(chatId)).messages;
 }
 
 export function App() {
@@ -51,12 +56,12 @@ function WithChats({ directory }: { readonly directory: ChatDirectory }) {
 }
 
 function ChatLoader({ chatId, onTurnEnd }: { readonly chatId: string; readonly onTurnEnd: () => Promise<void> }) {
-  const [initial, setInitial] = useState<NacreUIMessage[] | null>(null);
+  const [initial, setInitial] = useState<{ messages: NacreUIMessage[]; versions: boolean } | null>(null);
   useEffect(() => {
-    void loadMessages(chatId).then(setInitial);
+    void loadChat(chatId).then(setInitial);
   }, [chatId]);
   return initial ? (
-    <Chat chatId={chatId} initial={initial} onTurnEnd={onTurnEnd} />
+    <Chat chatId={chatId} initial={initial.messages} versions={initial.versions} onTurnEnd={onTurnEnd} />
   ) : (
     <p className="loading">Loading the chat…</p>
   );
@@ -65,14 +70,19 @@ function ChatLoader({ chatId, onTurnEnd }: { readonly chatId: string; readonly o
 function Chat({
   chatId,
   initial,
+  versions,
   onTurnEnd,
 }: {
   readonly chatId: string;
   readonly initial: NacreUIMessage[];
+  /** Whether the engine keeps versions: then Edit and Regenerate are offered (elsewhere they would cut the log). */
+  readonly versions: boolean;
   readonly onTurnEnd: () => Promise<void>;
 }) {
   const [input, setInput] = useState("");
   const [note, setNote] = useState<string | null>(null);
+  // The person's message being edited in place, and its new words.
+  const [editing, setEditing] = useState<{ readonly id: string; readonly text: string } | null>(null);
   const { messages, sendMessage, regenerate, setMessages, status, stop, error } = useChat<NacreUIMessage>({
     id: chatId,
     messages: initial,
@@ -129,7 +139,34 @@ function Chat({
                 data-message-role={message.role}
                 {...(message.metadata?.finishReason === "length" ? { "data-nacre-cut-off": "" } : {})}
               >
-                <div className="message-content">
+                {editing?.id === message.id ? (
+                  // An edit sends the id of the message it replaces: on an engine that keeps versions (`branches`)
+                  // the new words are a new version beside the old; on one that does not, it is refused.
+                  <form
+                    className="message-editor"
+                    data-nacre-message-editor=""
+                    onSubmit={(event) => {
+                      event.preventDefault();
+                      if (!editing.text.trim() || busy) return;
+                      setEditing(null);
+                      void sendMessage({ text: editing.text, messageId: message.id });
+                    }}
+                  >
+                    <textarea
+                      aria-label="Edit message"
+                      value={editing.text}
+                      onChange={(event) => setEditing({ id: message.id, text: event.target.value })}
+                      onKeyDown={(event) => {
+                        if (event.key === "Escape") setEditing(null);
+                      }}
+                    />
+                    <button type="submit">Send</button>
+                    <button type="button" onClick={() => setEditing(null)}>
+                      Cancel
+                    </button>
+                  </form>
+                ) : null}
+                <div className="message-content" hidden={editing?.id === message.id}>
                   {message.parts.map((part, index) => {
                     const key = `${message.id}-${index}`;
                     switch (part.type) {
@@ -161,6 +198,26 @@ function Chat({
                   // Under the bubble, in the page always: shown on hover and focus (chat.css), nacre.css's buttons.
                   <div className="message-actions" data-nacre-message-actions="">
                     <MessageCopy text={textOf(message)} />
+                    {!versions ? null : message.role === "user" ? (
+                      <button
+                        type="button"
+                        data-nacre-message-edit=""
+                        disabled={busy}
+                        onClick={() => setEditing({ id: message.id, text: textOf(message) })}
+                      >
+                        Edit
+                      </button>
+                    ) : (
+                      // Another answer to the person's message, beside this one (where the engine keeps versions).
+                      <button
+                        type="button"
+                        data-nacre-message-regenerate=""
+                        disabled={busy}
+                        onClick={() => void regenerate({ messageId: message.id })}
+                      >
+                        Regenerate
+                      </button>
+                    )}
                   </div>
                 ) : null}
               </div>

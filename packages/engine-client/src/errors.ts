@@ -111,6 +111,24 @@ export class ChatBusyError extends EngineClientError {
   }
 }
 
+/**
+ * An edit, a regenerate of an answered message or a move between versions asked of an engine whose log is not a
+ * tree (it does not declare the `branches` capability).
+ */
+export class BranchCapabilityMissingError extends EngineClientError {
+  readonly engineId: string;
+  constructor(engineId: string) {
+    super({
+      name: "BranchCapabilityMissingError",
+      message: `The engine ${engineId} does not declare the branches capability`,
+    });
+    this.engineId = engineId;
+  }
+  static override isInstance(error: unknown): error is BranchCapabilityMissingError {
+    return EngineClientError.isNamed(error, "BranchCapabilityMissingError");
+  }
+}
+
 /** A fold asked of an engine that keeps no transcript (it does not declare the `context` capability). */
 export class ContextCapabilityMissingError extends EngineClientError {
   readonly engineId: string;
@@ -695,16 +713,17 @@ export class ChatImportConflictError extends EngineClientError {
 export type NacreChatRefusalReason = "edit" | "regenerate" | "nothing-to-send" | "no-compact";
 
 const refusalMessages: Readonly<Record<NacreChatRefusalReason, string>> = {
-  edit: "A sent message cannot be edited: the chat's log only grows. Send a new message instead.",
+  edit: "A sent message cannot be edited on this engine: it keeps no versions (no `branches`), and its log only grows. Send a new message instead.",
   regenerate:
-    "Only an unanswered message can be answered again (after a problem); this answer is in the chat's log. Send a new message instead.",
+    "Only an unanswered message can be answered again on this engine (it keeps no versions: no `branches`), or a person's message of the chat's active branch on one that does. Send a new message instead.",
   "nothing-to-send": "The last message is neither a new message of the person nor tool results to send.",
   "no-compact": "This engine keeps no transcript of its own, so /compact has nothing to summarise.",
 };
 
 /**
- * `useChat` asked for something the log cannot honestly do: edit a sent message, regenerate an answer the log
- * keeps, or send nothing. The log is untouched; a reload shows it as it is.
+ * `useChat` asked for something that would lose a message: edit a sent message or regenerate a kept answer on
+ * an engine without `branches` (its log cannot keep the old version beside the new), or send nothing. The log
+ * is untouched; a reload shows it as it is.
  */
 export class NacreChatRefusedError extends EngineClientError {
   readonly reason: NacreChatRefusalReason;

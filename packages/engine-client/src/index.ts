@@ -12,8 +12,10 @@ export { buildHandoff, type Handoff } from "./api-engine/handoff.js";
 export {
   type ConversationActivity,
   type ConversationCache,
+  type ConversationMessage,
   type ConversationStatus,
   ConversationStore,
+  type MessageSiblings,
   type SendOptions,
   type StreamingMessageState,
 } from "./conversation/conversation-store.js";
@@ -40,6 +42,7 @@ export {
 } from "./engine.js";
 export {
   assertSafeChatId,
+  BranchCapabilityMissingError,
   ChatBusyError,
   ContextCapabilityMissingError,
   defaultErrorHandler,

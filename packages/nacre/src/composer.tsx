@@ -47,6 +47,11 @@ export interface UseComposerOptions extends ConversationTarget {
   onValueChange?: (value: string) => void;
   /** Called after each submit with what it did. */
   onSubmitted?: (outcome: ComposerOutcome) => void;
+  /**
+   * Edits the person's message at this seq in place: a submit sends the draft as its new version (the engine
+   * must declare `branches`), and `/compact` is words like any other.
+   */
+  editSeq?: number;
 }
 
 /**
@@ -54,7 +59,7 @@ export interface UseComposerOptions extends ConversationTarget {
  * for `/compact [what to keep]` and sends anything else. The draft clears when a submit is taken.
  */
 export function useComposer(options: UseComposerOptions = {}) {
-  const { value: valueProp, defaultValue = "", onValueChange, onSubmitted, ...target } = options;
+  const { value: valueProp, defaultValue = "", onValueChange, onSubmitted, editSeq, ...target } = options;
   const conversation = useConversation(target);
   const [value, setValue] = useControllableState({
     prop: valueProp,
@@ -62,8 +67,8 @@ export function useComposer(options: UseComposerOptions = {}) {
     onChange: onValueChange,
   });
   const [lastCompact, setLastCompact] = useState<Extract<ComposerOutcome, { type: "compact" }>["result"] | null>(null);
-  const command = parseComposerCommand(value);
-  const isCommandDraft = value.trimStart().startsWith("/");
+  const command = editSeq === undefined ? parseComposerCommand(value) : null;
+  const isCommandDraft = editSeq === undefined && value.trimStart().startsWith("/");
   const canSubmit = command
     ? conversation.compactUnavailable !== "busy" && conversation.compactUnavailable !== "loading"
     : value.trim().length > 0 && conversation.canSend;
@@ -92,7 +97,8 @@ export function useComposer(options: UseComposerOptions = {}) {
     const text = value.trim();
     setValue("");
     setLastCompact(null);
-    const end = await conversation.send(text);
+    const end =
+      editSeq === undefined ? await conversation.send(text) : ((await conversation.edit?.(editSeq, text)) ?? null);
     const outcome: ComposerOutcome = { type: "sent", end };
     onSubmitted?.(outcome);
     return outcome;
@@ -132,7 +138,7 @@ function useComposerPart(part: string): ComposerState {
 
 export interface ComposerRootProps
   extends Omit<ComponentPropsWithoutRef<"form">, "defaultValue" | "onSubmit">,
-    Pick<UseComposerOptions, "value" | "defaultValue" | "onValueChange" | "onSubmitted"> {
+    Pick<UseComposerOptions, "value" | "defaultValue" | "onValueChange" | "onSubmitted" | "editSeq"> {
   asChild?: boolean;
   onSubmit?: (event: FormEvent<HTMLFormElement>) => void;
 }
@@ -143,10 +149,11 @@ export interface ComposerRootProps
  * `data-busy` while a turn or fold runs.
  */
 export const ComposerRoot = forwardRef<HTMLFormElement, ComposerRootProps>(function ComposerRoot(
-  { value, defaultValue, onValueChange, onSubmitted, asChild, onSubmit, children, ...props },
+  { value, defaultValue, onValueChange, onSubmitted, editSeq, asChild, onSubmit, children, ...props },
   ref,
 ) {
   const composer = useComposer({
+    ...(editSeq !== undefined ? { editSeq } : {}),
     ...(value !== undefined ? { value } : {}),
     ...(defaultValue !== undefined ? { defaultValue } : {}),
     ...(onValueChange ? { onValueChange } : {}),

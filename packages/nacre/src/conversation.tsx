@@ -5,12 +5,15 @@ import {
   type CompactResult,
   type ContextUsage,
   type ConversationActivity,
+  type ConversationMessage,
   type ConversationStatus,
+  type ConversationStore,
   type Engine,
   type EngineEventOf,
   emptyUsage,
   foldedMessageCount,
   type HealthNote,
+  hasBranches,
   hasContext,
   hasSomethingToFold,
   type ModelInfo,
@@ -147,6 +150,14 @@ function useTarget(target: ConversationTarget | undefined) {
   return { engine, chatId, queryClient, store, host: context };
 }
 
+/**
+ * The chat's store, without subscribing to what it shows: for parts that act on the chat (edit, regenerate,
+ * move between versions) and render nothing of it, so that they do not re-render with every turn.
+ */
+export function useConversationStore(target?: ConversationTarget): ConversationStore {
+  return useTarget(target).store;
+}
+
 /** The turn problem of the chat, with the person's words it belongs to. */
 export interface ConversationProblem {
   /** The person's message the problem belongs to. */
@@ -171,8 +182,11 @@ export interface Conversation {
   /** The error of loading the chat, if it failed. */
   readonly loadError: unknown;
   readonly status: ConversationStatus;
-  /** Every message of the log, folded ones too, in `seq` order (the message being written is not here yet). */
-  readonly messages: readonly ChatMessage[];
+  /**
+   * The active branch's messages (every message of a log that never branched), folded ones too, in `seq`
+   * order (the message being written is not here yet); each with its versions (`siblings`) when it has others.
+   */
+  readonly messages: readonly ConversationMessage[];
   /** The chat's model (null until loaded). */
   readonly model: ModelInfo | null;
   /** The latest summary, or null when nothing is folded. */
@@ -209,6 +223,13 @@ export interface Conversation {
   retry(): Promise<EngineEventOf<"turn-end"> | null>;
   /** Folds all but the newest turn now (`/compact [keep]`). Present only when the engine declares `context`. */
   readonly compact?: (keep?: string) => Promise<CompactResult>;
+  /**
+   * Replaces the person's message at `seq` with `text` (a new version beside it) and answers it. Present only
+   * when the engine declares `branches`; busy like `send`.
+   */
+  readonly edit?: (seq: number, text: string) => Promise<EngineEventOf<"turn-end"> | null>;
+  /** Another answer to the person's message at `seq` (or to the one the answer at `seq` replies to). As `edit`. */
+  readonly regenerate?: (seq: number) => Promise<EngineEventOf<"turn-end"> | null>;
   /** The host's handlers for problem cards (from the provider). */
   readonly host: ConversationHostActions;
 }
@@ -247,7 +268,7 @@ export function useConversation(target?: ConversationTarget): Conversation {
       isLoading: chat === undefined && query.error === null,
       loadError: query.error,
       status: activity.status,
-      messages: chat?.messages ?? noMessages,
+      messages: chat ? store.messagesOf(chat) : noMessages,
       model: chat?.model ?? null,
       summary: chat?.summary ?? null,
       firstKeptSeq: chat?.summary?.firstKeptSeq ?? null,
@@ -265,12 +286,18 @@ export function useConversation(target?: ConversationTarget): Conversation {
       abort: () => store.abort(),
       retry: () => (problem ? send(problem.message, { retrySeq: problem.seq }) : Promise.resolve(null)),
       ...(canCompact ? { compact: (keep?: string) => store.compact(keep) } : {}),
+      ...(hasBranches(engine)
+        ? {
+            edit: (seq: number, text: string) => store.edit(seq, text),
+            regenerate: (seq: number) => store.regenerate(seq),
+          }
+        : {}),
       host: host ?? noHost,
     };
   }, [engine, chatId, store, chat, activity, query.error, host]);
 }
 
-const noMessages: readonly ChatMessage[] = [];
+const noMessages: readonly ConversationMessage[] = [];
 
 /** What a snapshot alone decides (each a scan of the log). */
 interface ChatDerived {

@@ -3,10 +3,12 @@
 // Headless: hooks over TanStack Query and a framework-free store per chat.
 export {
   type ConversationActivity,
+  type ConversationMessage,
   type ConversationStatus,
   ConversationStore,
   foldedMessageCount,
   hasSomethingToFold,
+  type MessageSiblings,
   nextSeq,
   reduceChat,
   type SendOptions,
@@ -52,6 +54,7 @@ export {
   type NacreMessagesProviderProps,
   useContextUsage,
   useConversation,
+  useConversationStore,
   useInConversation,
   useNacreMessages,
   useStreamingMessage,
@@ -72,6 +75,7 @@ export {
   Message,
   MessageActions,
   type MessageActionsProps,
+  MessageContent,
   MessageCopy,
   type MessageCopyProps,
   type MessageProps,
@@ -83,6 +87,7 @@ export {
   StreamingMessage,
   type StreamingMessageProps,
   type TextRenderDetails,
+  useMessage,
   useRenderText,
 } from "./message.js";
 export {
@@ -103,6 +108,7 @@ export {
   type StreamingTextProps,
 } from "./message-list.js";
 export {
+  type BranchMessages,
   type CommandMessages,
   defaultMessages,
   type NacreMessages,

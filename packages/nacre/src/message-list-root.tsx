@@ -15,6 +15,7 @@ import { MessageListAnnouncer } from "./message-list-announcer.js";
 import { MessageListContext, type MessageListControl, MessageListPinnedContext } from "./message-list-control.js";
 import { MessageListItems } from "./message-list-items.js";
 import { MessageListJumpToLatest, MessageListJumpToMemoryStart } from "./message-list-jump.js";
+import type { RenderMessage } from "./message-list-rows.js";
 import { scrollRowTo } from "./message-list-window.js";
 
 /** Within this many pixels of the bottom, the list follows new text. */
@@ -30,6 +31,8 @@ const isHeld = (place: Place) => place !== null && place.until !== Number.POSITI
 
 export interface MessageListRootProps extends ComponentPropsWithoutRef<"div"> {
   asChild?: boolean;
+  /** How each message renders, for the default `MessageList.Items` (`renderBranchMessage` adds the versions). */
+  renderMessage?: RenderMessage;
 }
 
 /**
@@ -39,7 +42,7 @@ export interface MessageListRootProps extends ComponentPropsWithoutRef<"div"> {
  * `MessageList.Announcer`. Focusable, named "Messages". `data-nacre-message-list`, `data-pinned` while following.
  */
 export const MessageListRoot = forwardRef<HTMLDivElement, MessageListRootProps>(function MessageListRoot(
-  { asChild, children, onScroll, ...props },
+  { asChild, children, onScroll, renderMessage, ...props },
   ref,
 ) {
   const messages = useNacreMessages();
@@ -178,7 +181,7 @@ export const MessageListRoot = forwardRef<HTMLDivElement, MessageListRootProps>(
         >
           {children ?? (
             <>
-              <MessageListItems />
+              <MessageListItems {...(renderMessage ? { renderMessage } : {})} />
               {/* While the reader is away from the end, both float over the list's bottom edge (nacre.css). */}
               {pinned ? null : <MessageListJumpToMemoryStart />}
               <MessageListJumpToLatest />

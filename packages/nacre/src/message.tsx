@@ -134,6 +134,30 @@ function partView(part: MessagePart, index: number, role: MessageRole, messages:
 
 const MessageContext = createContext<ChatMessage | null>(null);
 
+/** The message of the `Message` around (null outside one): for parts of your own inside it. */
+export function useMessage(): ChatMessage | null {
+  return useContext(MessageContext);
+}
+
+/**
+ * What a `Message` shows by default before its actions: the role, the parts, how a reply ended. For a message
+ * composed of your own parts (the `@conch/nacre/branches` row shows it, or the editor in its place).
+ */
+export function MessageContent({ renderText }: { renderText?: RenderText }) {
+  const message = useContext(MessageContext) as ChatMessage;
+  const messages = useNacreMessages();
+  const contextRender = useRenderText();
+  const render = renderText ?? contextRender;
+  const ending = message.finishReason ? messages.replyEnding(message.finishReason) : null;
+  return (
+    <>
+      <span data-nacre-message-role="">{messages.roleLabel(message.role)}</span>
+      {message.parts.map((part, index) => partView(part, index, message.role, messages, render))}
+      {ending ? <p data-nacre-message-ending="">{ending}</p> : null}
+    </>
+  );
+}
+
 /**
  * One message of the log: the role, its parts (text through `renderText`, tool calls and results as closed
  * lines that open), how a reply ended when it did not finish (cut off, stopped), then `MessageActions`.
@@ -145,11 +169,7 @@ export const Message = memo(
     { message, folded, renderText, asChild, children, ...props },
     ref,
   ) {
-    const messages = useNacreMessages();
-    const contextRender = useRenderText();
-    const render = renderText ?? contextRender;
     const Component = asChild ? Slot : "li";
-    const ending = message.finishReason ? messages.replyEnding(message.finishReason) : null;
     return (
       <Component
         data-nacre-message=""
@@ -163,9 +183,7 @@ export const Message = memo(
         <MessageContext.Provider value={message}>
           {children ?? (
             <>
-              <span data-nacre-message-role="">{messages.roleLabel(message.role)}</span>
-              {message.parts.map((part, index) => partView(part, index, message.role, messages, render))}
-              {ending ? <p data-nacre-message-ending="">{ending}</p> : null}
+              <MessageContent {...(renderText ? { renderText } : {})} />
               <MessageActions />
             </>
           )}

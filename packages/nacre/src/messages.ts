@@ -66,6 +66,28 @@ export interface NacreMessages {
   commandMenuEmpty?: string;
   commandMenuGroup?: string;
 
+  // The versions' strings: their defaults live in `@conch/nacre/branches` (`defaultBranchMessages`).
+  /** A person's message's Edit button. Default: "Edit". */
+  messageEdit?: string;
+  /** An answer's Regenerate button. Default: "Regenerate". */
+  messageRegenerate?: string;
+  /** The in-place editor's accessible name. Default: "Edit message". */
+  messageEditLabel?: string;
+  /** The editor's submit. Default: "Send". */
+  messageEditSave?: string;
+  /** The editor's cancel. Default: "Cancel". */
+  messageEditCancel?: string;
+  /** The picker's accessible name. Default: "Versions". */
+  branchPickerLabel?: string;
+  /** Default: "Previous version". */
+  branchPrevious?: string;
+  /** Default: "Next version". */
+  branchNext?: string;
+  /** What the picker shows between its buttons. Default: "2 / 3". */
+  branchCount?: (values: { readonly index: number; readonly count: number }) => string;
+  /** What a screen reader hears for it. Default: "Version 2 of 3". */
+  branchCountLabel?: (values: { readonly index: number; readonly count: number }) => string;
+
   /** The composer's accessible name. Default: "Message". */
   composerLabel: string;
   composerPlaceholder: string;
@@ -237,6 +259,23 @@ export type CommandMessages = Required<
     | "commandMenuPlaceholder"
     | "commandMenuEmpty"
     | "commandMenuGroup"
+  >
+>;
+
+/** The versions' strings, which `@conch/nacre/branches` gives defaults for (`defaultBranchMessages`). */
+export type BranchMessages = Required<
+  Pick<
+    NacreMessages,
+    | "messageEdit"
+    | "messageRegenerate"
+    | "messageEditLabel"
+    | "messageEditSave"
+    | "messageEditCancel"
+    | "branchPickerLabel"
+    | "branchPrevious"
+    | "branchNext"
+    | "branchCount"
+    | "branchCountLabel"
   >
 >;
 

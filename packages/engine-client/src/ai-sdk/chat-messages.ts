@@ -11,7 +11,8 @@ type Part = NacreUIMessage["parts"][number];
  * problem as a `data-nacre-problem` part, the window's use (`contextUsage`) on the last answer's metadata.
  */
 export function nacreChatMessages(
-  snapshot: Pick<ChatSnapshot, "messages" | "summary" | "problem"> & Partial<Pick<ChatSnapshot, "contextUsage">>,
+  snapshot: Pick<ChatSnapshot, "messages" | "summary" | "problem"> &
+    Partial<Pick<ChatSnapshot, "contextUsage" | "nextSeq">>,
 ): NacreUIMessage[] {
   const result: NacreUIMessage[] = [];
   let answer: { message: NacreUIMessage; parts: Part[] } | null = null;
@@ -112,6 +113,8 @@ export function nacreChatMessages(
     }
     target.parts.push({ type: "data-nacre-problem", id: `problem-${seq}`, data: { seq, problem } });
   }
+  const last = result.at(-1);
+  if (snapshot.nextSeq !== undefined && last?.metadata) last.metadata = { ...last.metadata, nextSeq: snapshot.nextSeq };
   const lastAnswer = result.findLast((m) => m.role === "assistant");
   // The meter reads the last answer's: a loaded chat shows the window the next request will use, as a live one.
   if (snapshot.contextUsage && lastAnswer?.metadata) {
@@ -152,6 +155,7 @@ export function nacreMessageSeqs(
 export function nacreNextSeq(messages: readonly NacreUIMessage[]): number {
   let next = 0;
   for (const place of nacreMessageSeqs(messages)) if (place) next = Math.max(next, place.last + 1);
+  for (const message of messages) next = Math.max(next, message.metadata?.nextSeq ?? 0);
   return next;
 }
 

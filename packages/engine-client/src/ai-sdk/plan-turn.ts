@@ -1,8 +1,9 @@
-import { type Engine, parseCompactCommand } from "../engine.js";
+import { type Engine, hasBranches, parseCompactCommand } from "../engine.js";
 import { NacreChatRefusedError } from "../errors.js";
+import { nextSeq } from "../kit/turn-open.js";
 import type { PicturePart, ToolResultPart } from "../messages.js";
 import { nacreNextSeq } from "./chat-messages.js";
-import type { NacreUIMessage } from "./ui-message.js";
+import { type NacreUIMessage, seqOfAnswerMessageId } from "./ui-message.js";
 
 /** One turn for the engine, read from what `useChat` sends. */
 export type NacreTurnPlan =
@@ -21,8 +22,22 @@ export type NacreTurnPlan =
       readonly answers: number;
       readonly toolResults: readonly ToolResultPart[];
     }
-  /** Answers the person's message at `seq` again; honest only while it is the log's last message. */
+  /**
+   * Answers the person's message at `seq` again: while it is the log's last message (after a problem), or, on an
+   * engine with `branches`, any person's message of the active branch (a new answer beside the old one).
+   */
   | { readonly kind: "retry"; readonly seq: number; readonly text: string }
+  /**
+   * `sendMessage({ text, messageId })`: a new version of the person's message after `parent` (-1: the first),
+   * on an engine with `branches`; `seq` is the log's next once {@link placeOnLog} read it.
+   */
+  | {
+      readonly kind: "edit";
+      readonly seq: number;
+      readonly parent: number;
+      readonly text: string;
+      readonly attachments: readonly PicturePart[];
+    }
   /** `/compact [what to keep]`: the engine's fold on request, never a message to the model; `seq` is the log's next. */
   | { readonly kind: "compact"; readonly seq: number; readonly keep?: string };
 
@@ -41,12 +56,15 @@ export interface NacreTurnRequest {
 export function planNacreTurn(request: NacreTurnRequest): NacreTurnPlan {
   const { message, seq } = request;
   // `sendMessage({ messageId })` replaces a person's message; an automatic send after tool results names the answer.
+  // The page's messages are the active branch: the edited message follows the last place of the one before it.
   if (request.trigger === "submit-message" && request.messageId !== undefined && message.role === "user") {
-    throw new NacreChatRefusedError("edit");
+    return { kind: "edit", seq, parent: seq - 1, text: textOf(message), attachments: picturesOf(message) };
   }
   if (request.trigger === "regenerate-message") {
     if (message.role !== "user") throw new NacreChatRefusedError("regenerate");
-    return { kind: "retry", seq: message.metadata?.seq ?? seq, text: textOf(message) };
+    // A message edited in this page has no seq of its own; the answer being replaced names it.
+    const asked = message.metadata?.seq ?? seqOfAnswerMessageId(request.messageId) ?? seq;
+    return { kind: "retry", seq: asked, text: textOf(message) };
   }
   if (message.role === "user") {
     const text = textOf(message);
@@ -78,11 +96,27 @@ export function nacreTurnRequest(options: {
   };
 }
 
-/** A retry is honest only while the person's message is the log's last: otherwise it would hide an answer. */
-export async function checkRetry(engine: Engine, chatId: string, seq: number, signal?: AbortSignal): Promise<void> {
+/**
+ * The plan against the log, before anything is written. A retry is honest while the person's message is the
+ * active branch's last, or, on an engine with `branches`, any person's message of it (the old answer stays a
+ * version); an edit needs `branches` (else it would cut the log) and goes at the log's next seq. Refuses with
+ * `NacreChatRefusedError` what would lose a message.
+ */
+export async function placeOnLog<T extends NacreTurnPlan>(
+  engine: Engine,
+  chatId: string,
+  plan: T,
+  signal?: AbortSignal,
+): Promise<T> {
+  if (plan.kind !== "retry" && plan.kind !== "edit") return plan;
+  if (plan.kind === "edit" && !hasBranches(engine)) throw new NacreChatRefusedError("edit");
   const chat = await engine.loadChat(chatId, signal ? { abortSignal: signal } : undefined);
+  if (plan.kind === "edit") return { ...plan, seq: chat.nextSeq ?? nextSeq(chat.messages) };
   const last = chat.messages.at(-1);
-  if (last?.role !== "user" || last.seq !== seq) throw new NacreChatRefusedError("regenerate");
+  if (last?.role === "user" && last.seq === plan.seq) return plan;
+  const asked = chat.messages.find((message) => message.seq === plan.seq);
+  if (hasBranches(engine) && asked?.role === "user") return plan;
+  throw new NacreChatRefusedError("regenerate");
 }
 
 function textOf(message: NacreUIMessage): string {

@@ -1,4 +1,4 @@
-import { type ApiEngineUnderTest, apiEngineUnderTest, type ContractTurn } from "@conch/fake-provider";
+import { apiEngineUnderTest, type ContractTurn, type EngineUnderTest, mockEngineUnderTest } from "@conch/fake-provider";
 import { DefaultChatTransport } from "ai";
 import { type Server, serve } from "srvx";
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ import { TestChat, textOf } from "./testing/test-chat.js";
 import type { NacreUIMessage } from "./ui-message.js";
 
 interface RouteUnderTest {
-  readonly setup: ApiEngineUnderTest;
+  readonly setup: EngineUnderTest;
   readonly url: string;
   /** The wire protocol's handler, mounted beside the route on the same running turns. */
   readonly engineUrl: string;
@@ -23,7 +23,7 @@ interface RouteUnderTest {
   log(id: string): Promise<string[]>;
 }
 
-let running: { server: Server; setup: ApiEngineUnderTest } | null = null;
+let running: { server: Server; setup: EngineUnderTest } | null = null;
 afterEach(async () => {
   await running?.server.close(true);
   await running?.setup.close?.();
@@ -31,8 +31,11 @@ afterEach(async () => {
 });
 
 /** The route on the API engine over the fake provider, on loopback, and `useChat`'s HTTP transport to it. */
-async function routeUnderTest(turns: readonly ContractTurn[]): Promise<RouteUnderTest> {
-  const setup = await apiEngineUnderTest(turns);
+async function routeUnderTest(
+  turns: readonly ContractTurn[],
+  makeEngine: (turns: readonly ContractTurn[]) => Promise<EngineUnderTest> = apiEngineUnderTest,
+): Promise<RouteUnderTest> {
+  const setup = await makeEngine(turns);
   const runningTurns = createInProcessRunningTurns();
   const route = createNacreChatRoute(setup.engine, { runningTurns, userId: () => "me" });
   const engineHandler = createEngineHandler({
@@ -146,6 +149,46 @@ describe("createNacreChatRoute behind useChat's HTTP transport (real HTTP on loo
     await edited.sendMessage({ text: "Changed", messageId: "nacre-user-0" });
     expect(edited.chatState.error?.message).toMatch(/cannot be edited/);
     expect(await route.log("edit")).toEqual(log);
+  });
+
+  it("should take an edit and a regenerate as new versions on an engine that keeps them (the mock engine)", async () => {
+    const route = await routeUnderTest(
+      [{ reply: "One." }, { reply: "Two." }, { reply: "Two again." }, { reply: "New." }],
+      mockEngineUnderTest,
+    );
+    const chat = route.chat("versions");
+    await chat.sendMessage({ text: "First" });
+    await chat.sendMessage({ text: "Second" });
+    await chat.regenerate();
+    expect(chat.chatState.error).toBeUndefined();
+    expect(route.sent.at(-1)).toMatchObject({ trigger: "regenerate-message", seq: 2 });
+    expect(
+      chat.messages.map((message) =>
+        message.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join(""),
+      ),
+    ).toEqual(["First", "One.", "Second", "Two again."]);
+    // The page sends the id of the message it replaces; the route gives the new version the log's next seq.
+    const firstId = chat.messages[2]?.id as string;
+    await chat.sendMessage({ text: "Second, changed", messageId: firstId });
+    expect(chat.chatState.error).toBeUndefined();
+    expect(route.sent.at(-1)).toMatchObject({ trigger: "submit-message", messageId: firstId, seq: 2 });
+    expect(await route.log("versions")).toEqual([
+      "0 user First",
+      "1 assistant One.",
+      "5 user Second, changed",
+      "6 assistant New.",
+    ]);
+    // A reload loads the active branch, with the log's next seq on its last message.
+    const loaded = await route.load("versions");
+    expect(loaded.map((message) => message.id)).toEqual([
+      "nacre-user-0",
+      "nacre-answer-0",
+      "nacre-user-5",
+      "nacre-answer-5",
+    ]);
+    expect(loaded.at(-1)?.metadata).toMatchObject({ nextSeq: 7 });
+    // The page learns that the engine keeps versions, so that it offers Edit and Regenerate.
+    expect(((await (await fetch(`${route.url}?id=versions`)).json()) as { versions: boolean }).versions).toBe(true);
   });
 
   it("should stop the turn when the page stops the request, keeping what was written", async () => {

@@ -1,6 +1,6 @@
 import { createUIMessageStreamResponse } from "ai";
 import { z } from "zod";
-import type { Engine } from "../engine.js";
+import { type Engine, hasBranches } from "../engine.js";
 import { assertSafeChatId, InvalidChatIdError, NacreChatRefusedError } from "../errors.js";
 import type { EngineEvent } from "../events.js";
 import { startLeasedTurn } from "../server/leased-turn.js";
@@ -9,7 +9,7 @@ import { type ChatKey, createInProcessRunningTurns, type RunningTurns } from "..
 import { nacreChatMessages } from "./chat-messages.js";
 import { startCompact } from "./compact.js";
 import { turnToUIMessageStream } from "./map-turn.js";
-import { checkRetry, type NacreTurnPlan, planNacreTurn } from "./plan-turn.js";
+import { type NacreTurnPlan, placeOnLog, planNacreTurn } from "./plan-turn.js";
 import { answersOf, type NacreTurnOfPlan, runPlannedTurn, turnFields } from "./transport.js";
 import type { NacreUIMessage } from "./ui-message.js";
 
@@ -41,19 +41,19 @@ export interface NacreChatResponseOptions {
 
 /**
  * Runs the turn on the server's engine and answers with the UI message stream. A stale seq or a busy chat is
- * the wire protocol's 409 `application/problem+json` (with `nextSeq`), an edit or a dishonest regenerate a 400,
+ * the wire protocol's 409 `application/problem+json` (with `nextSeq`), an edit or a regenerate that would cut the log (an engine without `branches`) a 400,
  * all before anything is written. `/compact [what to keep]` folds the chat instead of reaching the model.
  */
 export async function nacreChatResponse(options: NacreChatResponseOptions): Promise<Response> {
   const { engine, chatId, signal, turns } = options;
   try {
-    const plan = planNacreTurn({
+    const planned = planNacreTurn({
       trigger: options.trigger ?? "submit-message",
       messageId: options.messageId,
       message: options.message,
       seq: options.seq,
     });
-    if (plan.kind === "retry") await checkRetry(engine, chatId, plan.seq, signal);
+    const plan = await placeOnLog(engine, chatId, planned, signal);
     if (plan.kind === "compact") return await compactResponse(engine, chatId, plan, turns);
     if (turns) return await leasedTurnResponse(engine, { userId: turns.userId, chatId }, plan, turns, signal);
     return await firstChunkChecked(runPlannedTurn(engine, chatId, plan, signal));
@@ -227,7 +227,8 @@ export function createNacreChatRoute(
             ? snapshot
             : { ...snapshot, messages: snapshot.messages.filter((message) => message.seq <= turnSeq), problem: null },
         );
-        return Response.json({ messages }, { headers: { "cache-control": "no-store" } });
+        // `versions`: whether the engine keeps them (`branches`), so that the page offers Edit and Regenerate.
+        return Response.json({ messages, versions: hasBranches(engine) }, { headers: { "cache-control": "no-store" } });
       } catch (error) {
         return problemResponse(answerFor(error));
       }

@@ -7,7 +7,7 @@ import {
 } from "@conch/fake-provider";
 import { lastAssistantMessageIsCompleteWithToolCalls } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Engine, hasContext } from "../engine.js";
+import { type Engine, hasBranches, hasContext } from "../engine.js";
 import { NacreChatRefusedError, TurnSequenceError } from "../errors.js";
 import { messageText } from "../messages.js";
 import { nacreChatMessages, nacreDivider, nacreMessageSeqs, nacreNextSeq } from "./chat-messages.js";
@@ -108,14 +108,17 @@ describe.each(setups)("createNacreTransport on %s", (_name, make) => {
     const log = await logOf(engine, "honest");
     expect(log).toHaveLength(4);
 
-    await chat.regenerate();
-    expect(NacreChatRefusedError.isInstance(chat.chatState.error) && chat.chatState.error.reason).toBe("regenerate");
-    expect(await logOf(engine, "honest")).toEqual(log);
+    // Without versions, an edit or a regenerate of a kept answer would cut the log (with them: the next test).
+    if (!hasBranches(engine)) {
+      await chat.regenerate();
+      expect(NacreChatRefusedError.isInstance(chat.chatState.error) && chat.chatState.error.reason).toBe("regenerate");
+      expect(await logOf(engine, "honest")).toEqual(log);
 
-    const edited = chatOn(engine, "honest", nacreChatMessages(await engine.loadChat("honest")));
-    await edited.sendMessage({ text: "First, changed", messageId: "nacre-user-0" });
-    expect(NacreChatRefusedError.isInstance(edited.chatState.error) && edited.chatState.error.reason).toBe("edit");
-    expect(await logOf(engine, "honest")).toEqual(log);
+      const edited = chatOn(engine, "honest", nacreChatMessages(await engine.loadChat("honest")));
+      await edited.sendMessage({ text: "First, changed", messageId: "nacre-user-0" });
+      expect(NacreChatRefusedError.isInstance(edited.chatState.error) && edited.chatState.error.reason).toBe("edit");
+      expect(await logOf(engine, "honest")).toEqual(log);
+    }
 
     const deleted = chatOn(engine, "honest", nacreChatMessages(await engine.loadChat("honest")).slice(0, 2));
     await deleted.sendMessage({ text: "After a delete" });
@@ -125,6 +128,48 @@ describe.each(setups)("createNacreTransport on %s", (_name, make) => {
     await staleTab.sendMessage({ text: "From the other tab" });
     expect(TurnSequenceError.isInstance(staleTab.chatState.error)).toBe(true);
     expect(await logOf(engine, "honest")).toEqual(log);
+  });
+
+  it("should edit a sent message and regenerate a kept answer as new versions where the engine keeps them", async () => {
+    const { engine } = await setUp(
+      make([{ reply: "One." }, { reply: "Two." }, { reply: "Two again." }, { reply: "New." }, { reply: "After." }]),
+    );
+    const chat = chatOn(engine, "versions");
+    await chat.sendMessage({ text: "First" });
+    await chat.sendMessage({ text: "Second" });
+    if (!hasBranches(engine)) {
+      // No versions: the regenerate is refused before anything is written (the test above has the edit too).
+      await chat.regenerate();
+      expect(NacreChatRefusedError.isInstance(chat.chatState.error)).toBe(true);
+      expect(await logOf(engine, "versions")).toHaveLength(4);
+      return;
+    }
+
+    // Regenerate: the AI SDK's reader replaces the last answer; the log keeps the old one beside the new.
+    await chat.regenerate();
+    expect(chat.chatState.error).toBeUndefined();
+    expect(chat.messages.map(textOf)).toEqual(["First", "One.", "Second", "Two again."]);
+    expect(chat.messages[3]?.metadata).toMatchObject({ seq: 2, lastSeq: 4 });
+    let loaded = await engine.loadChat("versions");
+    expect(loaded.messages.map((message) => message.seq)).toEqual([0, 1, 2, 4]);
+    expect(loaded.messages[3]?.siblings).toEqual([3, 4]);
+
+    // Edit the first message: a new version after the root, answered; the page shows that branch alone.
+    await chat.sendMessage({ text: "First, changed", messageId: chat.messages[0]?.id as string });
+    expect(chat.chatState.error).toBeUndefined();
+    expect(chat.messages.map(textOf)).toEqual(["First, changed", "New."]);
+    loaded = await engine.loadChat("versions");
+    expect(loaded.messages.map((message) => `${message.seq} ${messageText(message)}`)).toEqual([
+      "5 First, changed",
+      "6 New.",
+    ]);
+    expect(loaded.messages[0]?.siblings).toEqual([0, 5]);
+
+    // The next message continues the edited branch at the log's next seq; a reload shows the same.
+    await chat.sendMessage({ text: "Then" });
+    expect(chat.chatState.error).toBeUndefined();
+    expect((await logOf(engine, "versions")).slice(2)).toEqual(["7 user Then", "8 assistant After."]);
+    expect(nacreChatMessages(await engine.loadChat("versions")).map(textOf)).toEqual(chat.messages.map(textOf));
   });
 
   it("should show a fold in the answer and place the divider before the first kept message, live and after a reload", async () => {

@@ -4,7 +4,7 @@ import type { EngineEvent } from "../events.js";
 import { type Channel, createChannel } from "../kit/channel.js";
 import { startCompact } from "./compact.js";
 import { type NacreUIMessageChunk, type TurnChunkMapperOptions, turnToUIMessageStream } from "./map-turn.js";
-import { checkRetry, type NacreTurnPlan, nacreTurnRequest, planNacreTurn } from "./plan-turn.js";
+import { type NacreTurnPlan, nacreTurnRequest, placeOnLog, planNacreTurn } from "./plan-turn.js";
 import type { NacreUIMessage } from "./ui-message.js";
 
 /**
@@ -39,10 +39,12 @@ export function createNacreTransport(engine: Engine): ChatTransport<NacreUIMessa
       const previous = ownTurns.get(chatId);
       await previous?.done.catch(() => undefined);
       const request = nacreTurnRequest({ trigger, messageId, messages });
-      // A regenerate names the person's message itself, which the messages place right.
-      const seq = trigger === "submit-message" ? Math.max(request.seq, (previous?.lastSeq ?? -1) + 1) : request.seq;
-      const plan = planNacreTurn({ ...request, seq });
-      if (plan.kind === "retry") await checkRetry(engine, chatId, plan.seq, abortSignal);
+      // A regenerate names the person's message itself, which the messages place right; an edit follows the
+      // message before it, and the engine gives it the log's next seq.
+      const editing = trigger === "submit-message" && messageId !== undefined && request.message.role === "user";
+      const seq =
+        trigger === "submit-message" && !editing ? Math.max(request.seq, (previous?.lastSeq ?? -1) + 1) : request.seq;
+      const plan = await placeOnLog(engine, chatId, planNacreTurn({ ...request, seq }), abortSignal);
       if (plan.kind === "compact") {
         const compact = startCompact(engine, chatId, plan, { abortSignal });
         remember(chatId, compact.done);
@@ -141,7 +143,7 @@ export function answersOf(plan: NacreTurnOfPlan): TurnChunkMapperOptions {
 
 export function turnFields(
   plan: NacreTurnOfPlan,
-): Pick<TurnInput, "text" | "attachments" | "toolResults" | "retry" | "continuation"> {
+): Pick<TurnInput, "text" | "attachments" | "toolResults" | "retry" | "continuation" | "parent"> {
   switch (plan.kind) {
     case "message":
       return {
@@ -153,6 +155,12 @@ export function turnFields(
       return { text: "", toolResults: plan.toolResults };
     case "retry":
       return { text: plan.text, retry: true };
+    case "edit":
+      return {
+        text: plan.text,
+        parent: plan.parent,
+        ...(plan.attachments.length > 0 ? { attachments: plan.attachments } : {}),
+      };
     default:
       return plan satisfies never;
   }

@@ -29,6 +29,11 @@ export type NacreMessageMetadata = {
    * `continuation` and never learned from. Set it with `sendMessage({ text, metadata: { seq, continuation: true } })`.
    */
   readonly continuation?: boolean;
+  /**
+   * A loaded chat's last message: where the log's next message goes, every branch counted (the messages of the
+   * active branch alone cannot tell when a newer branch exists beside it).
+   */
+  readonly nextSeq?: number;
 };
 
 /** A fold, updated in place (by the part's id) as it starts and ends. */
@@ -69,4 +74,10 @@ export function userMessageId(seq: number): string {
 /** The UI message id of the answer to the person's message at `seq` (all its rounds, tool results included). */
 export function answerMessageId(seq: number): string {
   return `nacre-answer-${seq}`;
+}
+
+/** The person's message's seq an id made by {@link answerMessageId} names, else null. */
+export function seqOfAnswerMessageId(id: string | undefined): number | null {
+  const match = id === undefined ? null : /^nacre-answer-(\d+)$/.exec(id);
+  return match ? Number(match[1]) : null;
 }

@@ -1,9 +1,22 @@
 import type { ChatSnapshot, CompactResult, ContextUsage, Engine, TurnStream } from "../engine.js";
-import { ContextCapabilityMissingError, isAbortError, TurnSequenceError } from "../errors.js";
+import {
+  BranchCapabilityMissingError,
+  ContextCapabilityMissingError,
+  isAbortError,
+  TurnSequenceError,
+} from "../errors.js";
 import type { CompactionReason, EngineEvent, EngineEventOf } from "../events.js";
+import { parentOf } from "../kit/branch-tree.js";
 import { reduceChat } from "../kit/reduce-chat.js";
 import { nextSeq } from "../kit/turn-open.js";
-import type { PicturePart, ToolCallPart, ToolResultPart } from "../messages.js";
+import {
+  type BranchMessage,
+  type ChatMessage,
+  messageText,
+  type PicturePart,
+  type ToolCallPart,
+  type ToolResultPart,
+} from "../messages.js";
 
 /**
  * Where a {@link ConversationStore} keeps the chat's snapshot and context usage: a query cache (Nacre's is
@@ -74,6 +87,27 @@ export interface SendOptions {
   readonly continuation?: boolean;
 }
 
+/** The versions of a message, for a picker ("2 / 3"). */
+export interface MessageSiblings {
+  /** This version's place among them, from 0. */
+  readonly index: number;
+  readonly count: number;
+  /** Their seqs, in seq order. */
+  readonly seqs: readonly number[];
+  /** Makes the branch through version `index` active (its newest leaf); settles with the chat on it. */
+  select(index: number): Promise<ChatSnapshot>;
+}
+
+/** A message of the active branch as the conversation gives it: with its versions when it has others. */
+export interface ConversationMessage extends ChatMessage {
+  readonly siblings?: MessageSiblings;
+}
+
+/** Where the next message goes: the snapshot's `nextSeq` (every branch counted), else past its last message. */
+function placeOfNext(snapshot: ChatSnapshot): number {
+  return snapshot.nextSeq ?? nextSeq(snapshot.messages);
+}
+
 const idle: ConversationActivity = {
   status: "ready",
   turnRunning: false,
@@ -107,6 +141,8 @@ export class ConversationStore {
   #turnController: AbortController | null = null;
   #compactController: AbortController | null = null;
   #missedEvents = false;
+  #shown = new WeakMap<ChatSnapshot, readonly ConversationMessage[]>();
+  #versions = new WeakMap<BranchMessage, ConversationMessage>();
 
   constructor(engine: Engine, chatId: string, cache: ConversationCache) {
     this.engine = engine;
@@ -132,7 +168,7 @@ export class ConversationStore {
       const retry = options.retrySeq !== undefined && last?.role === "user" && last.seq === options.retrySeq;
       return this.engine.sendTurn({
         chatId: this.chatId,
-        seq: retry ? (options.retrySeq as number) : nextSeq(snapshot.messages),
+        seq: retry ? (options.retrySeq as number) : placeOfNext(snapshot),
         ...(retry ? { retry: true } : {}),
         text,
         ...(options.attachments ? { attachments: options.attachments } : {}),
@@ -151,12 +187,134 @@ export class ConversationStore {
     return this.#runTurn((snapshot, abortSignal) =>
       this.engine.sendTurn({
         chatId: this.chatId,
-        seq: nextSeq(snapshot.messages),
+        seq: placeOfNext(snapshot),
         text: "",
         toolResults: results,
         abortSignal,
       }),
     );
+  }
+
+  /**
+   * Replaces the person's message at `seq` with `text`: a new version beside it (nothing is cut), answered as
+   * the active branch's next turn. Busy like `send`. Throws `BranchCapabilityMissingError` when the engine
+   * does not declare `branches`, `TurnSequenceError` when `seq` is not a person's message of the active branch.
+   */
+  async edit(
+    seq: number,
+    text: string,
+    options: Pick<SendOptions, "attachments"> = {},
+  ): Promise<EngineEventOf<"turn-end"> | null> {
+    this.#branches();
+    return this.#afterBranching(
+      this.#runTurn((snapshot, abortSignal) =>
+        this.engine.sendTurn({
+          chatId: this.chatId,
+          seq: placeOfNext(snapshot),
+          parent: parentOf(this.#personsMessage(snapshot, seq)),
+          text,
+          ...(options.attachments ? { attachments: options.attachments } : {}),
+          abortSignal,
+        }),
+      ),
+    );
+  }
+
+  /**
+   * Asks for another answer to the person's message at `seq`, or to the one an answer at `seq` replies to: a
+   * new version beside the old answer. Busy like `send`; throws like `edit`.
+   */
+  async regenerate(seq: number): Promise<EngineEventOf<"turn-end"> | null> {
+    this.#branches();
+    return this.#afterBranching(
+      this.#runTurn((snapshot, abortSignal) => {
+        const asked = snapshot.messages.findLast((message) => message.seq <= seq && message.role === "user");
+        const message = this.#personsMessage(snapshot, asked?.seq ?? seq);
+        return this.engine.sendTurn({
+          chatId: this.chatId,
+          seq: message.seq,
+          retry: true,
+          text: messageText(message),
+          abortSignal,
+        });
+      }),
+    );
+  }
+
+  /**
+   * Makes the branch through the message at `seq` active (its newest leaf) and shows it; settles with its
+   * snapshot. Throws `BranchCapabilityMissingError` without `branches`; the engine refuses while a turn runs.
+   */
+  async selectBranch(seq: number): Promise<ChatSnapshot> {
+    let snapshot: ChatSnapshot;
+    try {
+      snapshot = await this.#branches().selectBranch(this.chatId, seq);
+    } catch (error) {
+      this.#setActivity({ error });
+      throw error;
+    }
+    // The last answer written stays shown until the log has it; on another branch, the log never will.
+    if (this.#streaming?.done) this.#setStreaming(null);
+    this.cache.put(snapshot);
+    this.cache.invalidateUsage();
+    return snapshot;
+  }
+
+  /**
+   * The active branch's messages, each with its versions (`siblings`) when it has others. The same array for
+   * the same snapshot, and the same message object for the same message, so rows re-render only when theirs
+   * changed.
+   */
+  messagesOf(snapshot: ChatSnapshot): readonly ConversationMessage[] {
+    let shown = this.#shown.get(snapshot);
+    if (!shown) {
+      shown = snapshot.messages.map((message) => this.#withVersions(message));
+      this.#shown.set(snapshot, shown);
+    }
+    return shown;
+  }
+
+  #withVersions(message: BranchMessage): ConversationMessage {
+    const seqs = message.siblings;
+    if (!seqs || seqs.length < 2) {
+      // No other version: the engine's message itself, so that its row keeps its identity.
+      if (!seqs) return message as ChatMessage;
+      const { siblings: _alone, ...plain } = message;
+      return plain;
+    }
+    let shown = this.#versions.get(message);
+    if (!shown) {
+      const siblings: MessageSiblings = {
+        index: Math.max(0, seqs.indexOf(message.seq)),
+        count: seqs.length,
+        seqs,
+        select: (index) => this.selectBranch(seqs[Math.min(Math.max(0, index), seqs.length - 1)] as number),
+      };
+      shown = { ...message, siblings };
+      this.#versions.set(message, shown);
+    }
+    return shown;
+  }
+
+  #branches() {
+    const branches = this.engine.capabilities.branches;
+    if (!branches) throw new BranchCapabilityMissingError(this.engine.id);
+    return branches;
+  }
+
+  #personsMessage(snapshot: ChatSnapshot, seq: number): ChatMessage {
+    const message = snapshot.messages.find((shown) => shown.seq === seq);
+    if (message?.role !== "user") {
+      throw new TurnSequenceError({ chatId: this.chatId, expectedSeq: placeOfNext(snapshot), actualSeq: seq });
+    }
+    return message;
+  }
+
+  /** A turn that made a new version: read the chat again, so every message shows its versions. */
+  async #afterBranching(turn: Promise<EngineEventOf<"turn-end"> | null>): Promise<EngineEventOf<"turn-end"> | null> {
+    const end = await turn;
+    if (end) await this.cache.refetch();
+    return end;
   }
 
   /** One turn at a time, whatever starts it: busy state, abort, and one more try on a stale seq. */

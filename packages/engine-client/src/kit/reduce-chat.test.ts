@@ -24,6 +24,56 @@ function chat(overrides: Partial<ChatSnapshot> = {}): ChatSnapshot {
 }
 
 describe("reduceChat", () => {
+  describe("given a chat with branches", () => {
+    const text = (value: string) => [{ type: "text" as const, text: value }];
+    const tree = () =>
+      chat({
+        messages: [
+          { seq: 0, role: "user", parts: text("a") },
+          { seq: 1, role: "assistant", parts: text("b") },
+          { seq: 2, role: "user", parts: text("c") },
+          { seq: 3, role: "assistant", parts: text("d") },
+        ],
+        nextSeq: 4,
+        activeLeaf: 3,
+      });
+
+    it("should show an edit's branch: cut after the message it follows, the new version its leaf", () => {
+      const edited = reduceChat(tree(), {
+        type: "turn-start",
+        chatId: "c",
+        message: { seq: 4, role: "user", parent: 1, parts: text("c2") },
+      });
+      expect(edited.messages.map((message) => message.seq)).toEqual([0, 1, 4]);
+      expect(edited).toMatchObject({ nextSeq: 5, activeLeaf: 4 });
+      const answered = reduceChat(edited, {
+        type: "message-end",
+        chatId: "c",
+        message: { seq: 5, role: "assistant", parts: text("d2") },
+        finishReason: "stop",
+      });
+      expect(answered.messages.map((message) => message.seq)).toEqual([0, 1, 4, 5]);
+      expect(answered).toMatchObject({ nextSeq: 6, activeLeaf: 5 });
+    });
+
+    it("should show a regenerate's branch: cut after the person's message it answers again, then the new answer", () => {
+      const again = reduceChat(tree(), {
+        type: "turn-start",
+        chatId: "c",
+        message: { seq: 0, role: "user", parts: text("a") },
+      });
+      expect(again.messages.map((message) => message.seq)).toEqual([0]);
+      const answered = reduceChat(again, {
+        type: "message-end",
+        chatId: "c",
+        message: { seq: 4, role: "assistant", parent: 0, parts: text("b2") },
+        finishReason: "stop",
+      });
+      expect(answered.messages.map((message) => message.seq)).toEqual([0, 4]);
+      expect(answered.activeLeaf).toBe(4);
+    });
+  });
+
   describe("given a turn-start", () => {
     it("should append the person's message and clear the last problem", () => {
       const before = chat({

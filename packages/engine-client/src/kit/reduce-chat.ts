@@ -15,6 +15,25 @@ export function upsertMessage(messages: readonly ChatMessage[], message: ChatMes
   return next;
 }
 
+/**
+ * The chat with `message` on its active branch, now its leaf. A new message with a `parent` (an edit, a
+ * regenerated answer) and a turn that starts on a message already shown (a regenerate answers it again) cut
+ * the branch shown after what they follow. Nothing leaves the log: the engine keeps every version.
+ */
+function onBranch(chat: ChatSnapshot, message: ChatMessage, turnStart: boolean): ChatSnapshot {
+  const known = chat.messages.some((shown) => shown.seq === message.seq);
+  const after = known ? (turnStart ? message.seq : null) : (message.parent ?? null);
+  const shown = after === null ? chat.messages : chat.messages.filter((kept) => kept.seq <= after);
+  return {
+    ...chat,
+    messages: upsertMessage(shown, message),
+    // A chat that knows its tree keeps where the next message goes and what it follows.
+    ...(chat.nextSeq !== undefined
+      ? { nextSeq: Math.max(chat.nextSeq, message.seq + 1), activeLeaf: message.seq }
+      : {}),
+  };
+}
+
 function addNote(notes: readonly HealthNote[], note: HealthNote): readonly HealthNote[] {
   if (notes.some((existing) => existing.id === note.id)) return notes;
   return [note, ...notes];
@@ -29,9 +48,9 @@ export function reduceChat(chat: ChatSnapshot, event: EngineEvent): ChatSnapshot
   if (event.chatId !== chat.chatId) return chat;
   switch (event.type) {
     case "turn-start":
-      return { ...chat, messages: upsertMessage(chat.messages, event.message), problem: null };
+      return { ...onBranch(chat, event.message, true), problem: null };
     case "message-end":
-      return { ...chat, messages: upsertMessage(chat.messages, event.message) };
+      return onBranch(chat, event.message, false);
     case "compacted": {
       const { type: _type, chatId: _chatId, ...summary } = event;
       const state: SummaryState = summary;

@@ -163,7 +163,9 @@ describe("createMockEngine", () => {
 
   describe("given a retry of the person's last message", () => {
     it("should answer it again without adding it twice, and refuse a retry of anything else", async () => {
+      // Without branches: with them, a retry of an answered message is a regenerate (mock-engine.branches.test.ts).
       const engine = createMockEngine({
+        branches: false,
         turns: [
           { problem: { kind: "offline", title: "Offline", next: { type: "retry" } } },
           { reply: "Now it works." },

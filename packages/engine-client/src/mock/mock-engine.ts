@@ -1,10 +1,20 @@
 import { abortReason, delay } from "../abort.js";
 import { computeBudget } from "../context/budget.js";
 import { resolveWindow } from "../context/window.js";
-import type { ChatSnapshot, CompactOptions, CompactResult, ContextUsage, TurnInput } from "../engine.js";
-import { isAbortError } from "../errors.js";
+import type {
+  BranchCapability,
+  ChatSnapshot,
+  CompactOptions,
+  CompactResult,
+  ContextUsage,
+  EngineCapabilities,
+  LoadChatOptions,
+  TurnInput,
+} from "../engine.js";
+import { ChatBusyError, isAbortError, TurnSequenceError } from "../errors.js";
 import type { CompactionReason, EngineEvent, EngineEventOf, HealthNote, SummaryState } from "../events.js";
 import { createAnswer } from "../kit/answer.js";
+import { branchPath, newestLeafThrough, nextLogSeq, openBranchTurn, withSiblings } from "../kit/branch-tree.js";
 import { createFanOut } from "../kit/fan-out.js";
 import { endTurn, failTurn, startTurn } from "../kit/turn-book.js";
 import { openTurn } from "../kit/turn-open.js";
@@ -56,6 +66,7 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
   const compactionDelayMs = script.compactionDelayMs ?? 0;
   const summarise = script.summarise ?? defaultSummarise;
   const hasContextCapability = script.context !== false;
+  const hasBranchCapability = script.branches !== false;
   const calls: TurnInput[] = [];
   const compactCalls: Array<{ chatId: string; keep?: string }> = [];
   let noteCounter = 0;
@@ -68,9 +79,27 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
     return turns as MockTurnScript;
   }
 
+  function activeLeaf(chat: MockChat): number {
+    return chat.activeLeaf ?? chat.messages.at(-1)?.seq ?? -1;
+  }
+
+  /** The active branch: the path from the root to the active leaf. */
+  function branch(chat: MockChat): ChatMessage[] {
+    // A log that never branched is its own active branch; a seeded tree's is the path to its newest message.
+    const linear = chat.activeLeaf === null && chat.messages.every((message) => message.parent === undefined);
+    return linear ? chat.messages : branchPath(chat.messages, activeLeaf(chat));
+  }
+
+  /** Makes `leaf` the active leaf; the branch's summary is the newest whose first kept message is on it. */
+  function activate(chat: MockChat, leaf: number): void {
+    chat.activeLeaf = leaf;
+    const onBranch = new Set(branch(chat).map((message) => message.seq));
+    chat.summary = chat.folds.findLast((summary) => onBranch.has(summary.firstKeptSeq)) ?? null;
+  }
+
   function keptMessages(chat: MockChat): ChatMessage[] {
     const first = chat.summary?.firstKeptSeq ?? 0;
-    return chat.messages.filter((message) => message.seq >= first);
+    return branch(chat).filter((message) => message.seq >= first);
   }
 
   function contextUsage(chat: MockChat): ContextUsage {
@@ -83,7 +112,9 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
 
   /** Turn-start seqs: the person's messages that open a turn. */
   function turnStarts(chat: MockChat): number[] {
-    return chat.messages.filter((message) => message.role === "user").map((message) => message.seq);
+    return branch(chat)
+      .filter((message) => message.role === "user")
+      .map((message) => message.seq);
   }
 
   function addNote(
@@ -109,10 +140,11 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
     const previousFirst = chat.summary?.firstKeptSeq ?? 0;
     if (firstKeptSeq <= previousFirst) return null;
     const before = sizeOf(keptMessages(chat), chat.summary?.text ?? null);
-    const folded = chat.messages.filter((message) => message.seq >= previousFirst && message.seq < firstKeptSeq);
+    const path = branch(chat);
+    const folded = path.filter((message) => message.seq >= previousFirst && message.seq < firstKeptSeq);
     const text = written.text ?? summarise(folded, chat.summary?.text ?? null, written.keep);
     const writer = written.writer ?? summaryModel;
-    const kept = chat.messages.filter((message) => message.seq >= firstKeptSeq);
+    const kept = path.filter((message) => message.seq >= firstKeptSeq);
     const foldedSize = sizeOf(folded, null);
     const summary: SummaryState = {
       text,
@@ -129,6 +161,7 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
       at: now(),
     };
     chat.summary = summary;
+    chat.folds.push(summary);
     return summary;
   }
 
@@ -155,11 +188,14 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
   async function runTurn(turn: Turn): Promise<EngineEventOf<"turn-end">> {
     const { input, chatId } = turn;
     const chat = store.chat(chatId);
-    const opened = openTurn(input, chat.messages, now);
+    const opened = hasBranchCapability
+      ? openBranchTurn(input, chat.messages, activeLeaf(chat), now)
+      : { ...openTurn(input, chat.messages, now), answer: undefined };
     const call = calls.length;
     calls.push(input);
     const scripted = turnScript(input, call);
     if (!opened.retrying) chat.messages.push(opened.message);
+    if (hasBranchCapability) activate(chat, opened.message.seq);
     startTurn(turn, chat, opened.message);
     const ending = {
       ...(hasContextCapability ? { contextUsage: () => contextUsage(chat) } : {}),
@@ -167,7 +203,7 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
     };
     const signal = input.abortSignal;
     const delayMs = scripted.delayMs ?? script.delayMs ?? 0;
-    const answer = createAnswer(turn, model.id);
+    const answer = createAnswer(turn, model.id, opened.answer);
     let usage: Usage = emptyUsage;
     try {
       if (signal?.aborted) throw abortReason(signal);
@@ -205,6 +241,7 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
       }
       const message = keptAnswer(answer.message(now(), scripted.finishReason ?? "stop"));
       chat.messages.push(message);
+      if (hasBranchCapability) chat.activeLeaf = message.seq;
       answer.end(message);
       usage = {
         inputTokens: scripted.usage?.inputTokens ?? contextUsage(chat).usedTokens,
@@ -219,6 +256,7 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
       if (answer.parts.length > 0) {
         const message = keptAnswer(answer.message(now(), "aborted"));
         chat.messages.push(message);
+        if (hasBranchCapability) chat.activeLeaf = message.seq;
         answer.end(message);
       }
       return await endTurn(turn, chat, "aborted", usage, ending);
@@ -256,25 +294,55 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
     },
   };
 
+  function snapshot(chatId: string, chat: MockChat, page?: LoadChatOptions["page"]): ChatSnapshot {
+    const path = branch(chat);
+    const leaf = path.at(-1)?.seq;
+    // A page of the branch, from its leaf back: the newest `limit` messages before `before`.
+    const before = page ? path.filter((message) => page.before === undefined || message.seq < page.before) : path;
+    const shown = page ? before.slice(Math.max(0, before.length - page.limit)) : path;
+    const problem = chat.problem && path.some((message) => message.seq === chat.problem?.seq) ? chat.problem : null;
+    return {
+      chatId,
+      messages: hasBranchCapability ? withSiblings(shown, chat.messages) : [...chat.messages],
+      ...(page ? { hasOlder: shown.length < before.length } : {}),
+      ...(hasBranchCapability ? { nextSeq: nextLogSeq(chat.messages) } : {}),
+      ...(hasBranchCapability && leaf !== undefined ? { activeLeaf: leaf } : {}),
+      summary: chat.summary,
+      healthNotes: [...chat.healthNotes],
+      model,
+      contextUsage: hasContextCapability ? contextUsage(chat) : null,
+      problem,
+      usage: chat.usage,
+    };
+  }
+
+  const branches: BranchCapability = {
+    async selectBranch(chatId, seq, options = {}) {
+      if (runner.isBusy(chatId)) throw new ChatBusyError(chatId);
+      if (options.abortSignal?.aborted) throw abortReason(options.abortSignal);
+      const chat = store.chat(chatId);
+      const leaf = newestLeafThrough(chat.messages, seq);
+      if (leaf === null) {
+        throw new TurnSequenceError({ chatId, expectedSeq: nextLogSeq(chat.messages), actualSeq: seq });
+      }
+      activate(chat, leaf);
+      return snapshot(chatId, chat, options.page);
+    },
+  };
+  const capabilities: EngineCapabilities = {
+    ...(hasContextCapability ? { context } : {}),
+    ...(hasBranchCapability ? { branches } : {}),
+  };
+
   return {
     specificationVersion: "v1",
     id: script.id ?? "mock",
     displayName: script.displayName ?? "Mock engine",
-    capabilities: hasContextCapability ? { context } : {},
+    capabilities,
     calls,
     compactCalls,
     async loadChat(chatId): Promise<ChatSnapshot> {
-      const chat = store.chat(chatId);
-      return {
-        chatId,
-        messages: [...chat.messages],
-        summary: chat.summary,
-        healthNotes: [...chat.healthNotes],
-        model,
-        contextUsage: hasContextCapability ? contextUsage(chat) : null,
-        problem: chat.problem,
-        usage: chat.usage,
-      };
+      return snapshot(chatId, store.chat(chatId));
     },
     subscribe: events.subscribe,
     sendTurn: (input) => runner.start(input, runTurn),

@@ -41,7 +41,10 @@ export type MockTurns =
 
 /** A chat already in the mock engine when it starts. */
 export interface MockChatSeed {
+  /** The log (every branch, in seq order: a message's `parent` says which it continues). */
   readonly messages: readonly ChatMessage[];
+  /** The active branch's last message. Default: the log's newest. */
+  readonly activeLeaf?: number;
   readonly summary?: SummaryState | null;
   readonly healthNotes?: readonly HealthNote[];
 }
@@ -76,6 +79,8 @@ export interface MockEngineScript {
   readonly compactionDelayMs?: number;
   /** Declare the `context` capability. Default true. */
   readonly context?: boolean;
+  /** Declare the `branches` capability (edit, regenerate, moving between versions). Default true. */
+  readonly branches?: boolean;
   /** Writes the summary of a fold on request. Default: the person's requests, listed. */
   readonly summarise?: (folded: readonly ChatMessage[], previous: string | null, keep?: string) => string;
   /** The clock. Default `Date.now`; pass a fixed one for deterministic timestamps. */
@@ -86,8 +91,14 @@ export interface MockEngineScript {
 
 /** What the mock keeps of a chat (shared by every mock engine over the same store). */
 export interface MockChat {
+  /** The log, every branch, in seq order. */
   messages: ChatMessage[];
+  /** The active branch's last message; null for the log's newest message (a log that never branched). */
+  activeLeaf: number | null;
+  /** The active branch's latest summary. */
   summary: SummaryState | null;
+  /** Every summary written, on any branch: a branch's is the newest whose first kept message is on it. */
+  folds: SummaryState[];
   healthNotes: HealthNote[];
   problem: { seq: number; problem: TurnProblem } | null;
   usage: Usage;
@@ -104,7 +115,15 @@ export function createMockChatStore(seeds: Readonly<Record<string, MockChatSeed>
     chat(chatId) {
       let chat = chats.get(chatId);
       if (!chat) {
-        chat = { messages: [], summary: null, healthNotes: [], problem: null, usage: emptyUsage };
+        chat = {
+          messages: [],
+          activeLeaf: null,
+          summary: null,
+          folds: [],
+          healthNotes: [],
+          problem: null,
+          usage: emptyUsage,
+        };
         chats.set(chatId, chat);
       }
       return chat;
@@ -120,7 +139,9 @@ export function seedMockChats(store: MockChatStore, seeds: Readonly<Record<strin
     const chat = store.chat(chatId);
     if (chat.messages.length > 0) continue;
     chat.messages = [...given.messages];
+    chat.activeLeaf = given.activeLeaf ?? null;
     chat.summary = given.summary ?? null;
+    chat.folds = chat.summary ? [chat.summary] : [];
     chat.healthNotes = [...(given.healthNotes ?? [])];
   }
 }

@@ -171,8 +171,8 @@ describe("useNacreRuntime in assistant-ui's thread", () => {
   });
 
   describe("given what assistant-ui could offer", () => {
-    it("should offer cancel, and not edit, reload, delete or branches, which would cut the log", async () => {
-      const engine = createMockEngine({ chats: { c: { messages: folded } } });
+    it("should offer cancel, and not edit, reload, delete or branches on an engine without branches, which would cut the log", async () => {
+      const engine = createMockEngine({ branches: false, chats: { c: { messages: folded } } });
       let runtime: AssistantRuntime | undefined;
       renderThread(engine, (value) => {
         runtime = value;
@@ -186,6 +186,50 @@ describe("useNacreRuntime in assistant-ui's thread", () => {
         switchToBranch: false,
         cancel: true,
       });
+    });
+
+    it("should edit, reload and switch branches through the runtime on an engine with branches", async () => {
+      const engine = createMockEngine({
+        chats: { c: { messages: folded } },
+        turns: (input, call) => ({ reply: `answer ${call} to ${input.text}` }),
+      });
+      let runtime: AssistantRuntime | undefined;
+      renderThread(engine, (value) => {
+        runtime = value;
+      });
+      await screen.findByText("reply three");
+      const thread = () => (runtime as AssistantRuntime).thread;
+      expect(thread().getState().capabilities).toMatchObject({ edit: true, reload: true, switchToBranch: true });
+
+      // Reload the last answer: another version beside it, the old one kept in the log.
+      await act(async () => {
+        thread().getMessageById("nacre-5").reload();
+      });
+      await screen.findByText("answer 0 to three");
+      await waitFor(() => expect(engine.calls.at(-1)).toMatchObject({ seq: 4, retry: true }));
+      const regenerated = () => thread().getMessageById("nacre-6").getState();
+      await waitFor(() => expect(regenerated()).toMatchObject({ branchNumber: 2, branchCount: 2 }));
+
+      // Edit the second person's message in assistant-ui's edit composer: a new version, answered.
+      await act(async () => {
+        const composer = thread().getMessageById("nacre-2").composer;
+        composer.beginEdit();
+        composer.setText("two, edited");
+        composer.send();
+      });
+      await screen.findByText("answer 1 to two, edited");
+      expect(engine.calls.at(-1)).toMatchObject({ seq: 7, parent: 1, text: "two, edited" });
+      expect(screen.queryByText("reply three")).toBeNull();
+      await waitFor(() => expect(thread().getMessageById("nacre-7").getState()).toMatchObject({ branchCount: 2 }));
+
+      // The BranchPicker's previous: the engine's active branch goes back to the first version.
+      await act(async () => {
+        thread().getMessageById("nacre-7").switchToBranch({ position: "previous" });
+      });
+      await screen.findByText("two");
+      await waitFor(async () =>
+        expect((await engine.loadChat("c")).messages.map((message) => message.seq)).toEqual([0, 1, 2, 3, 4, 6]),
+      );
     });
 
     it("should stop the running turn from the Stop button", async () => {

@@ -8,7 +8,12 @@ import {
 import type { PicturePart, ToolResultPart } from "@conch/engine-client";
 import { useMemo, useRef } from "react";
 import { parseComposerCommand } from "../composer.js";
-import { type ConversationTarget, useConversation, useStreamingMessage } from "../conversation.js";
+import {
+  type ConversationTarget,
+  useConversation,
+  useConversationStore,
+  useStreamingMessage,
+} from "../conversation.js";
 import { seqOfThreadMessageId, toThreadMessages } from "./convert.js";
 
 /** The person's words and pictures of a message assistant-ui's composer made. */
@@ -41,10 +46,14 @@ function resultText(result: unknown): string {
  * `<AssistantRuntimeProvider runtime={…}>`. The thread shows the whole log, each message's seq kept
  * (`metadata.custom.nacreSeq`, id `nacre-<seq>`); the composer sends, or folds on `/compact [what to keep]`;
  * the stop button aborts; tool results go back through `sendToolResults` once every call of the message has
- * one. Edit, reload, delete and branches are not offered: each would cut or reorder an append-only log.
+ * one. On an engine that declares `branches`, Edit makes a new version of the person's message (`edit`), Reload
+ * another answer (`regenerate`), and assistant-ui's BranchPicker moves between the versions it has seen
+ * (`selectBranch`: the engine's active branch follows). Without `branches`, and delete everywhere, they are not
+ * offered: each would cut or reorder an append-only log.
  */
 export function useNacreRuntime(target?: ConversationTarget): AssistantRuntime {
   const conversation = useConversation(target);
+  const store = useConversationStore(target);
   const streaming = useStreamingMessage(target);
   // The log's thread messages change with the log, not per streamed delta: only the last one is new then, and
   // assistant-ui keeps the others' conversions (same objects, same converter).
@@ -82,6 +91,34 @@ export function useNacreRuntime(target?: ConversationTarget): AssistantRuntime {
       await conversation.send(text, attachments.length > 0 ? { attachments } : {});
     },
     onCancel: async () => conversation.abort(),
+    ...(conversation.edit && conversation.regenerate
+      ? {
+          onEdit: async (message: AppendMessage) => {
+            const seq = message.sourceId === null ? null : seqOfThreadMessageId(message.sourceId);
+            const { text, attachments } = inputOf(message);
+            if (seq === null || !conversation.canSend || (!text.trim() && attachments.length === 0)) {
+              throw new MessageNotSentError();
+            }
+            await store.edit(seq, text, attachments.length > 0 ? { attachments } : {});
+          },
+          onReload: async (parentId: string | null) => {
+            const seq = parentId === null ? null : seqOfThreadMessageId(parentId);
+            if (seq !== null) await store.regenerate(seq);
+          },
+          // assistant-ui's BranchPicker shows the versions it has seen and hands back the branch chosen: the
+          // engine makes it active (the first message not on the branch shown names it).
+          setMessages: (chosen: readonly ThreadMessageLike[]) => {
+            const shown = new Set(conversation.messages.map((message) => message.seq));
+            for (const message of chosen) {
+              const seq = message.id === undefined ? null : seqOfThreadMessageId(message.id);
+              if (seq !== null && !shown.has(seq)) {
+                void store.selectBranch(seq).catch(() => undefined);
+                return;
+              }
+            }
+          },
+        }
+      : {}),
     onAddToolResult: async ({ messageId, toolCallId, toolName, result, isError }) => {
       const seq = seqOfThreadMessageId(messageId);
       const message = conversation.messages.find((candidate) => candidate.seq === seq);

@@ -127,6 +127,11 @@ describe.each(windows)("a real llama-server with a %i-token window", (window) =>
       if (window === 2048 && row !== "createOpenAI") expect(written.length).toBeGreaterThanOrEqual(1);
       for (const event of written) expect(event.model).toBe(server.alias);
 
+      // The summariser's requests fit the real window (#26): a refusal names the window and what was sent, and the
+      // one retry is sized to it, so no summariser request repeats the one before and a fold has at most one refused.
+      expect(figures.summaryRepeats).toBe(0);
+      expect(figures.maxSummaryRefusedPerFold).toBeLessThanOrEqual(1);
+
       // The summary travels in the next answer request, framed, in front of the first kept person's message.
       for (const [index, { record }] of turns.entries()) {
         const fold = record.compacted.findLast((event) => event.model !== null);

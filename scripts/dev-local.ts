@@ -49,9 +49,9 @@ const vite = spawn(
     env: {
       ...process.env,
       NACRE_PROVIDER: "llama.cpp",
-      // The server's root, not `/v1`: llama-server answers /models and /chat/completions there too, and the
-      // page's adapter asks for /props beside them.
-      NACRE_BASE_URL: server.origin,
+      // The address as llama.cpp's own documentation gives it (with `/v1`): pnpm dev forwards /provider to the
+      // server's root, so the page's adapter reaches /props beside the OpenAI-style API (e2e/real-server checks it).
+      NACRE_BASE_URL: `${server.origin}/v1`,
       NACRE_MODEL: server.alias,
     },
   },

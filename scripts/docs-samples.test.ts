@@ -164,8 +164,10 @@ describe("the docs' TypeScript samples, read from the Markdown", () => {
     expect(document.querySelector("[data-nacre-summary-divider-content]")).toHaveTextContent("They said hi.");
   });
 
-  it("docs/engine.md's compacted event should load as written", async () => {
+  it("docs/engine.md's compacted event should load as written, its text the bare summary the engine sends", async () => {
     await expect(load("docs/engine.md › The `compacted` event, read right")).resolves.toBeDefined();
+    const sample = samples.find((candidate) => candidate.id === "docs/engine.md › The `compacted` event, read right");
+    expect(/\btext: "([^"]*)"/.exec(sample?.code ?? "")?.[1]).toMatch(/^(?!<earlier-in-this-chat>)\S/);
   });
 
   it("docs/nacre.md's message list should render the chat's messages, Markdown as Markdown", async () => {

@@ -70,6 +70,12 @@ export interface StartedLlamaServer {
   readonly args: readonly string[];
   /** The server's count of `text`'s tokens (`POST /tokenize`, no special tokens added). */
   tokenize(text: string): Promise<number>;
+  /**
+   * Resolves once no slot is processing a request (`GET /slots`). The server's slots share one window's KV cells,
+   * so a request still running from one chat (a fold ahead after its last turn) can make another's fail with
+   * "Context size has been exceeded.": each chat of the suite waits for this before the next starts.
+   */
+  idle(timeoutMs?: number): Promise<void>;
   /** Stops it by its pid (SIGTERM, then SIGKILL after 5 s) and waits until it is gone. */
   stop(): Promise<void>;
 }
@@ -220,6 +226,18 @@ export async function startLlamaServer(options: LlamaServerOptions): Promise<Sta
       if (!response.ok) throw new Error(`/tokenize answered ${response.status}: ${await response.text()}`);
       const body = (await response.json()) as { tokens: readonly unknown[] };
       return body.tokens.length;
+    },
+    async idle(timeoutMs = 120_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const response = await fetchOnClosedRetry(`${origin}/slots`, { method: "GET" });
+        if (!response.ok) throw new Error(`/slots answered ${response.status}: ${await response.text()}`);
+        const slots = (await response.json()) as readonly { readonly is_processing?: boolean }[];
+        if (!slots.some((slot) => slot.is_processing)) return;
+        if (Date.now() > deadline) throw new Error(`llama-server was still processing after ${timeoutMs} ms`);
+        // Poll: a cancelled request ends at the server's next token, not at a time known here.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
     },
     stop,
   };

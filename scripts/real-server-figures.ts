@@ -24,6 +24,11 @@ export function refusalOf(exchange: RecordedExchange): ServerRefusal | null {
   return { exchange, nCtx: error.n_ctx ?? 0, nPromptTokens: error.n_prompt_tokens ?? 0 };
 }
 
+/** Whether the server refused the request: an error status, or an error inside a 200 stream. */
+export function failed(exchange: RecordedExchange): boolean {
+  return exchange.status >= 400 || exchange.streamError !== undefined;
+}
+
 /** The window the engine's classifier reads from a refusal (what the engine heals with). */
 export function recognisedWindow(exchange: RecordedExchange): number | undefined | null {
   const recognised = recogniseTooLong("llama.cpp", exchange.status, exchange.errorBody);
@@ -111,13 +116,13 @@ export async function chatFigures(
         summaryRequests++;
         if (previousSummary && sameRequest(previousSummary, exchange)) summaryRepeats++;
         previousSummary = exchange;
-        if (exchange.status >= 400) {
+        if (failed(exchange)) {
           summaryRefused++;
           refusedThisTurn++;
         }
       } else if (exchange.kind === "chat") {
         answerRequests++;
-        if (exchange.status >= 400) answersRefused++;
+        if (failed(exchange)) answersRefused++;
         else {
           lastAnswer = exchange;
           if (exchange.timings) {

@@ -82,22 +82,23 @@ export async function runRealChat(options: {
     }
     const turns: TurnExchanges[] = [];
     let seen = proxy.exchanges.length;
-    const records = await sendTurns(
-      engine,
-      `real-${row.replace(/\W+/g, "-")}-${server.window}`,
-      options.turns,
-      async (record) => {
-        await proxy.settled();
-        const exchanges = proxy.exchanges.slice(seen);
-        seen = proxy.exchanges.length;
-        turns.push({ record, exchanges });
-        options.onTurn?.(record, exchanges);
-      },
-    );
+    const chatId = `real-${row.replace(/\W+/g, "-")}-${server.window}`;
+    const records = await sendTurns(engine, chatId, options.turns, async (record) => {
+      await proxy.settled();
+      const exchanges = proxy.exchanges.slice(seen);
+      seen = proxy.exchanges.length;
+      turns.push({ record, exchanges });
+      options.onTurn?.(record, exchanges);
+    });
+    // The fold ahead of the last turn is no turn's work: stopped, so that it does not run into the next chat.
+    engine.capabilities.context?.stopFoldAhead?.(chatId);
     const figures = await chatFigures(turns, server.window, (text) => server.tokenize(text));
     return { row, window: server.window, records, turns, figures, exchanges: [...proxy.exchanges] };
   } finally {
     await serve?.stop();
     await proxy.close();
+    // The next chat on this server starts once nothing of this one runs there (`pnpm serve`'s own fold ahead
+    // included): the server's slots share one window, and two chats at once overflow a small one.
+    await server.idle();
   }
 }

@@ -38,6 +38,11 @@ export interface RecordedExchange {
   readonly status: number;
   /** A non-2xx answer's body, parsed when it is JSON. */
   readonly errorBody?: unknown;
+  /**
+   * An error the server sent inside a 200 stream (`data: {"error": …}`), parsed: llama-server ends a stream so when
+   * its shared KV cells run out ("Context size has been exceeded.", no window named).
+   */
+  readonly streamError?: unknown;
   readonly timings?: ServerTimings;
   readonly usage?: {
     readonly prompt_tokens: number;
@@ -85,11 +90,14 @@ function parseJson(text: string): unknown {
 }
 
 /** Reads an SSE body's `data:` chunks for the answer's text, finish reason, usage and timings. */
-function readStream(text: string): Pick<RecordedExchange, "timings" | "usage" | "finishReason" | "text"> {
+function readStream(
+  text: string,
+): Pick<RecordedExchange, "timings" | "usage" | "finishReason" | "text" | "streamError"> {
   let answer = "";
   let timings: ServerTimings | undefined;
   let usage: RecordedExchange["usage"];
   let finishReason: string | undefined;
+  let streamError: unknown;
   for (const line of text.split("\n")) {
     if (!line.startsWith("data:")) continue;
     const data = line.slice(5).trim();
@@ -98,8 +106,10 @@ function readStream(text: string): Pick<RecordedExchange, "timings" | "usage" | 
       choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[];
       usage?: RecordedExchange["usage"];
       timings?: ServerTimings;
+      error?: unknown;
     };
     if (typeof chunk !== "object" || chunk === null) continue;
+    if (chunk.error !== undefined) streamError = chunk;
     for (const choice of chunk.choices ?? []) {
       if (typeof choice.delta?.content === "string") answer += choice.delta.content;
       if (choice.finish_reason) finishReason = choice.finish_reason;
@@ -112,6 +122,7 @@ function readStream(text: string): Pick<RecordedExchange, "timings" | "usage" | 
     ...(timings && { timings }),
     ...(usage && { usage }),
     ...(finishReason !== undefined && { finishReason }),
+    ...(streamError !== undefined && { streamError }),
   };
 }
 

@@ -45,6 +45,9 @@ async function play(
     foldAhead: ahead,
   });
   let foldStarted = false;
+  /** When the last `compacting` after a turn's end came, and whether a fold after a turn's end has ended. */
+  let lastCompactingAt = Number.NEGATIVE_INFINITY;
+  let foldSettled = false;
   let foldEnded: (at: number) => void = () => undefined;
   const folded = new Promise<number>((resolve) => {
     foldEnded = resolve;
@@ -56,8 +59,12 @@ async function play(
     if (event.type === "turn-start") afterEnd = false;
     if (event.type === "turn-end") afterEnd = true;
     if (!afterEnd) return;
-    if (event.type === "compacting") foldStarted = true;
+    if (event.type === "compacting") {
+      foldStarted = true;
+      lastCompactingAt = performance.now();
+    }
     if (event.type === "compacted" || event.type === "compaction-skipped") {
+      foldSettled = true;
       outcome ??= event.type === "compacted" ? `summary by ${event.model ?? "none"}` : `skipped (${event.why})`;
       foldEnded(performance.now());
     }
@@ -97,7 +104,13 @@ async function play(
   if (which === "ahead, sent after it ended") await folded;
   const text = which.startsWith("short") ? shortMessage : (turns[played]?.text ?? "Go on.");
   const measured = await send(text);
-  const fold = foldStarted ? (await folded) - ended : Number.NaN;
+  const measuredEnded = performance.now();
+  // A fold ahead that gave way to the measured turn (on this computer, when the turn fits without it) ends with no
+  // event; another is begun after the turn only if one is due. Loading the chat waits for that planning (the
+  // chat's queue), so the wait below is for a fold that will end.
+  await engine.loadChat("c");
+  const due = foldSettled || lastCompactingAt >= measuredEnded;
+  const fold = foldStarted && due ? (await folded) - ended : Number.NaN;
   const foldedInTurn = measured.events.some((event) => event.type === "compacted");
   return { firstDelta: measured.firstDelta, turn: measured.turn, fold, before: played, foldedInTurn, outcome };
 }

@@ -6,8 +6,18 @@ import type { BenchSection } from "../section.js";
 import { percent, round } from "../stats.js";
 import { foldAheadOnRealServer } from "./fold-ahead-real.js";
 
-/** The real windows the section runs at. */
-const windows = [512, 2048, 8192] as const;
+/** The real windows the section runs at: `NACRE_REAL_SERVER_WINDOWS=2048,8192` picks some (the suite's variable). */
+const allWindows = [512, 2048, 8192] as const;
+
+function chosenWindows(): readonly number[] {
+  const named = process.env.NACRE_REAL_SERVER_WINDOWS;
+  if (!named) return allWindows;
+  const picked = named.split(",").map((window) => Number(window.trim()));
+  const unknown = picked.filter((window) => !(allWindows as readonly number[]).includes(window));
+  if (unknown.length > 0)
+    throw new Error(`NACRE_REAL_SERVER_WINDOWS: ${unknown.join(", ")} is not one of ${allWindows.join(", ")}`);
+  return picked;
+}
 /** Turns per window, round-robin over English, Chinese and tool output (test-fixtures/real-server/turns.json). */
 const turnCount = 30;
 /** `-n`: no answer is longer; the end-token override (a newline) usually ends it first. */
@@ -45,6 +55,7 @@ export const realServerSection: BenchSection = {
     const rows: string[][] = [];
     const json: Record<string, unknown>[] = [];
     const turns = roundRobinTurns(turnCount);
+    const windows = chosenWindows();
     for (const window of windows) {
       const server = await startLlamaServer({ window, endToken: newlineToken, maxAnswerTokens });
       try {
@@ -77,9 +88,9 @@ export const realServerSection: BenchSection = {
         await server.stop();
       }
     }
-    const foldAhead = await foldAheadOnRealServer(log);
+    const foldAhead = windows.includes(2048) ? await foldAheadOnRealServer(log) : null;
     return {
-      json: { realServer: json, realServerFoldAhead: foldAhead.json },
+      json: { realServer: json, ...(foldAhead ? { realServerFoldAhead: foldAhead.json } : {}) },
       tables: [
         {
           title: `A real llama-server: ${turnCount} turns round-robin (English, Chinese, tool output; 150–1,500 characters) per window, createLlamaCpp`,
@@ -105,7 +116,7 @@ export const realServerSection: BenchSection = {
             "summary requests: refused = the server's too-long refusal; repeated = identical to the summary request just before it. answers refused = answer requests the server refused as too long. prompt-cache share = timings.cache_n over cache_n + prompt_n, summed over answered answer requests.",
           ],
         },
-        foldAhead.table,
+        ...(foldAhead ? [foldAhead.table] : []),
       ],
     };
   },

@@ -155,7 +155,7 @@ export function ApiDemo({ setup }: { setup: ApiPageSetup }) {
   const [provider] = useState<ProviderAdapter>(() =>
     createProvider(setup.provider, {
       // The dev server forwards /provider to the provider (adding the key there).
-      baseURL: new URL(providerPath, window.location.origin).href,
+      baseURL: new URL(`${providerPath}${setup.apiPath ?? ""}`, window.location.origin).href,
       // Set here: the page's own address is on this computer, the provider may not be.
       local: setup.local,
       ...(setup.cheapestModel !== undefined ? { cheapestModel: setup.cheapestModel } : {}),

@@ -70,6 +70,7 @@ async function startSetup(repoRoot: string, log: (line: string) => void): Promis
         provider: own.provider,
         providerName: own.name,
         target: own.baseURL,
+        ...(own.apiPath ? { apiPath: own.apiPath } : {}),
         hasKey: own.apiKey !== undefined,
         local: own.local,
         ...(own.model !== undefined ? { model: own.model } : {}),

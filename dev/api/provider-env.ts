@@ -9,8 +9,13 @@ export interface OwnProvider {
   readonly provider: ProviderId;
   /** A name for people. */
   readonly name: string;
-  /** The provider's base URL, as given (the dev server forwards `/provider/*` to it). */
+  /**
+   * Where the dev server forwards `/provider/*`: the base URL as given, or for a local server with endpoints of
+   * its own beside its OpenAI-style API (llama.cpp's `/props`, LM Studio's `/api/v1`, Ollama's `/api`) its root.
+   */
   readonly baseURL: string;
+  /** What the page adds to `/provider` to reach the API: `/v1` when `baseURL` is such a server's root, else "". */
+  readonly apiPath: string;
   /** Sent by the dev server only, as the provider expects it; never given to the page. */
   readonly apiKey?: string;
   readonly model?: string;
@@ -45,6 +50,21 @@ function defaultsOf(provider: ProviderId): { baseURL: string; local: boolean; na
   return { baseURL: row.defaultBaseURL, local: row.localKind, name: row.displayName };
 }
 
+/**
+ * Local servers whose own endpoints sit at the root beside their OpenAI-style API, and the path the page adds:
+ * the address may be given with or without `/v1` (as their own documentation gives it either way).
+ */
+const servedUnderV1: Readonly<Record<string, string>> = {
+  "llama.cpp": "/v1",
+  lmstudio: "/v1",
+  vllm: "/v1",
+  ollama: "",
+};
+
+function serverRootFor(provider: ProviderId, baseURL: string): string {
+  return provider in servedUnderV1 ? baseURL.replace(/\/v1$/, "") : baseURL;
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
@@ -72,7 +92,8 @@ export function readProviderEnv(env: Readonly<Record<string, string | undefined>
       `${envNames.provider}=openai-compatible needs ${envNames.baseURL} (for example https://api.openai.com/v1).`,
     );
   }
-  const baseURL = (given ?? defaults.baseURL).replace(/\/+$/, "");
+  const baseURL = serverRootFor(provider, (given ?? defaults.baseURL).replace(/\/+$/, ""));
+  const apiPath = provider in servedUnderV1 ? (servedUnderV1[provider] as string) : "";
   let parsed: URL;
   try {
     parsed = new URL(baseURL);
@@ -89,11 +110,12 @@ export function readProviderEnv(env: Readonly<Record<string, string | undefined>
   const model = nonEmpty(env[envNames.model]);
   const cheap = nonEmpty(env[envNames.cheapModel]);
   // Another server than the provider's own may not have the row's well-known cheap models.
-  const ownServer = baseURL === defaults.baseURL.replace(/\/+$/, "");
+  const ownServer = baseURL === serverRootFor(provider, defaults.baseURL.replace(/\/+$/, ""));
   const local = defaults.local || isLocalBaseURL(baseURL);
   const where = ownServer ? "" : ` at ${parsed.host}${parsed.pathname === "/" ? "" : parsed.pathname}`;
   return {
     provider,
+    apiPath,
     name: `${kind === "openai-compatible" ? "OpenAI-compatible server" : defaults.name}${where}`,
     baseURL,
     ...(apiKey !== undefined ? { apiKey } : {}),

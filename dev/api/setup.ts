@@ -44,6 +44,8 @@ export interface ApiPageSetup {
   readonly providerName: string;
   /** Where the dev server forwards `/provider/*` (no credentials in it). */
   readonly target: string;
+  /** What the page adds to `/provider` for the adapter's base URL (`/v1` for a local server forwarded at its root). */
+  readonly apiPath?: string;
   /** Whether the dev server adds a key to the provider's requests (the key itself never leaves it). */
   readonly hasKey: boolean;
   /** Whether the provider runs on this computer (then only the chat's own model summarises). */

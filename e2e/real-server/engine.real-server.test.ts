@@ -67,6 +67,9 @@ describe.each(windows)("a real llama-server with a %i-token window", (window) =>
       // names; each one before an answer is retried at most once (a second refusal is the turn's problem).
       for (const { record, exchanges } of turns) {
         const refused = exchanges.filter((exchange) => exchange.kind === "chat" && exchange.status >= 400);
+        // One chat at a time (each waits for the server to be idle): no request shares the server's KV cells, whose
+        // overflow ends a stream with "Context size has been exceeded." and names no window.
+        for (const exchange of exchanges) expect(exchange.streamError, exchange.path).toBeUndefined();
         for (const exchange of exchanges.filter((candidate) => candidate.status >= 400)) {
           const refusal = refusalOf(exchange);
           expect(refusal, JSON.stringify(exchange.errorBody)).not.toBeNull();
@@ -126,6 +129,11 @@ describe.each(windows)("a real llama-server with a %i-token window", (window) =>
       // window (issue #26 sizes the summariser's requests to the window a refusal names).
       if (window === 2048 && row !== "createOpenAI") expect(written.length).toBeGreaterThanOrEqual(1);
       for (const event of written) expect(event.model).toBe(server.alias);
+
+      // The summariser's requests fit the real window (#26): a refusal names the window and what was sent, and the
+      // one retry is sized to it, so no summariser request repeats the one before and a fold has at most one refused.
+      expect(figures.summaryRepeats).toBe(0);
+      expect(figures.maxSummaryRefusedPerFold).toBeLessThanOrEqual(1);
 
       // The summary travels in the next answer request, framed, in front of the first kept person's message.
       for (const [index, { record }] of turns.entries()) {

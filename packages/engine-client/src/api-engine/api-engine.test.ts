@@ -167,6 +167,12 @@ describe("createApiEngine", () => {
           const firstUser = last?.messages.find((message) => message.role === "user");
           const text = typeof firstUser?.content === "string" ? firstUser.content : JSON.stringify(firstUser?.content);
           expect(unframeSummary(text)).not.toBeNull();
+          // `compacted.text` is the bare summary (docs/engine.md): the frame is the request's, not the event's.
+          const lastFold = foldsSeen.at(-1);
+          if (lastFold?.type === "compacted" && lastFold.text) {
+            expect(lastFold.text.startsWith("<earlier-in-this-chat>")).toBe(false);
+            expect(unframeSummary(text)?.summary).toBe(lastFold.text);
+          }
         }
         // Between two folds, each request starts with the previous one's messages, byte for byte.
         const foldTurnStarts = new Set<number>();

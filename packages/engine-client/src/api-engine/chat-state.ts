@@ -56,6 +56,7 @@ const usageSchema = z.looseObject({ inputTokens: count, outputTokens: count, cac
  */
 const engineFieldsSchema = z.looseObject({
   factorModel: z.string().optional(),
+  sizingFactor: z.number().positive().optional(),
   fold: z
     .object({
       firstKeptSeq: count,
@@ -97,6 +98,8 @@ const engineFieldsSchema = z.looseObject({
 /** The engine's fields as written (the schema above reads them back). */
 interface EngineFileFields {
   readonly factorModel?: string;
+  /** The factor the chat is sized with (`ModelFactor.sizingFactor`), beside the file's `factor`. */
+  readonly sizingFactor?: number;
   readonly fold?: FoldState;
   readonly readUntil?: number;
   readonly learned?: LearningState["learned"];
@@ -165,7 +168,13 @@ export function applyTranscript(rt: ChatRuntime, file: TranscriptFile, model: st
   const firstKept = file.seqs?.[0] ?? file.summary?.firstKeptSeq ?? Math.max(0, end - file.messages.length);
   rt.fold = extra.fold ?? { firstKeptSeq: firstKept, textLimit: null };
   rt.factor =
-    file.factor !== undefined ? { modelId: extra.factorModel ?? file.model ?? model, factor: file.factor } : null;
+    file.factor !== undefined
+      ? {
+          modelId: extra.factorModel ?? file.model ?? model,
+          factor: file.factor,
+          ...(extra.sizingFactor !== undefined ? { sizingFactor: extra.sizingFactor } : {}),
+        }
+      : null;
   rt.learning = { readUntil: extra.readUntil ?? 0, learned: extra.learned ?? [] };
   rt.healthNotes = [...rt.healthNotes, ...((extra.health ?? []) as HealthNote[])].slice(0, healthNotesKept);
   rt.usage = extra.usage ?? emptyUsage;
@@ -182,6 +191,7 @@ export function applyTranscript(rt: ChatRuntime, file: TranscriptFile, model: st
 export function engineFields(rt: ChatRuntime): EngineFileFields {
   return {
     ...(rt.factor ? { factorModel: rt.factor.modelId } : {}),
+    ...(rt.factor?.sizingFactor !== undefined ? { sizingFactor: rt.factor.sizingFactor } : {}),
     fold: rt.fold,
     readUntil: rt.learning.readUntil,
     learned: rt.learning.learned,

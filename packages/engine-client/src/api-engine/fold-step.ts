@@ -115,6 +115,7 @@ export async function summariseFold(context: FoldContext, input: FoldInput): Pro
       previousSummary: rt.summary?.text ?? null,
       ...(keep ? { keep } : {}),
       budget: size.budget.budget,
+      factor: size.factor,
       abortSignal: abortSignal ? AbortSignal.any([abortSignal, timeLimit.signal]) : timeLimit.signal,
       onPiece: (piece, pieces) => send({ type: "compacting", chatId: rt.chatId, reason, piece, pieces }),
     });
@@ -176,7 +177,8 @@ export async function commitFold(
     writer = null;
     writerName = undefined;
   }
-  if (result.leftOutCharacters > 0) {
+  // One note a fold: a fold no model summarised says so above, and nothing of texts no summary was written from.
+  if (result.status === "summarised" && result.leftOutCharacters > 0) {
     const note = parts.addNote(rt, "summary-shortened", summaryLeftOutNote(result.leftOutCharacters));
     send({ type: "health-note", chatId: rt.chatId, note });
   }
@@ -224,10 +226,14 @@ function summaryAfterFold(
     },
     after: {
       messages: planned.after.messages,
-      tokens: Math.ceil(
-        planned.tokens -
-          (rt.summary ? estimateTokens(rt.summary.text, size.family) * size.factor : 0) +
-          summaryTokens * size.factor,
+      // Never below the summary's own size: the plan's figure may leave out a previous summary it replaces.
+      tokens: Math.max(
+        Math.ceil(summaryTokens * size.factor),
+        Math.ceil(
+          planned.tokens -
+            (rt.summary ? estimateTokens(rt.summary.text, size.family) * size.factor : 0) +
+            summaryTokens * size.factor,
+        ),
       ),
     },
     at: written.at,

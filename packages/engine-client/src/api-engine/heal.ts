@@ -1,4 +1,4 @@
-import { implausibleUsage, raiseFactor } from "../context/factor.js";
+import { implausibleUsage, learnFactors } from "../context/factor.js";
 import type { FoldPlan } from "../context/fold.js";
 import type { ProviderCallError } from "../errors.js";
 import type { Turn } from "../kit/turn-runner.js";
@@ -61,10 +61,12 @@ export async function healAfterRefusal(
       null
   ) {
     // The refusal named what was sent but no window: the estimate was short; raise the factor.
-    rt.factor = {
+    rt.factor = learnFactors(rt.factor, {
       modelId: size.modelId,
-      factor: raiseFactor(size.factor, named, request.estimatedTokens),
-    };
+      inputTokens: named,
+      estimatedRequestTokens: request.estimatedTokens,
+      window: size.budget.window,
+    });
     size = await sizeRequest(parts, rt, refusal.window);
   }
   return fold(size, "heal");

@@ -1,6 +1,6 @@
 import { type Budget, computeBudget } from "../context/budget.js";
 import { modelFamily } from "../context/estimate.js";
-import { factorForModel } from "../context/factor.js";
+import { sizingFactorForModel } from "../context/factor.js";
 import { type FoldMode, type FoldPlan, planFold } from "../context/fold.js";
 import { resolveWindow } from "../context/window.js";
 import type { ContextUsage } from "../engine.js";
@@ -41,7 +41,7 @@ export async function sizeRequest(parts: EngineParts, rt: ChatRuntime, refusedWi
     remembered: Number.isFinite(remembered) ? remembered : null,
     local: provider.local,
   });
-  const factor = factorForModel(rt.factor, model);
+  const factor = sizingFactorForModel(rt.factor, model);
   const { systemTokens, toolTokens } = parts.fixedTokens(family);
   const answerRoom = rt.answerRooms[model];
   const budget = computeBudget({

@@ -1,4 +1,4 @@
-import { implausibleUsage, raiseFactor } from "../context/factor.js";
+import { implausibleUsage, learnFactors } from "../context/factor.js";
 import { isAbortError, ProviderCallError } from "../errors.js";
 import type { EngineEventOf } from "../events.js";
 import type { Answer } from "../kit/answer.js";
@@ -128,8 +128,12 @@ function learnFromUsage(attempt: Attempt, usage: Usage): boolean {
     window: size.budget.window,
   });
   if (implausible === null) {
-    const raised = raiseFactor(size.factor, usage.inputTokens, request.estimatedTokens);
-    rt.factor = { modelId: size.modelId, factor: raised };
+    rt.factor = learnFactors(rt.factor, {
+      modelId: size.modelId,
+      inputTokens: usage.inputTokens,
+      estimatedRequestTokens: request.estimatedTokens,
+      window: size.budget.window,
+    });
     return true;
   }
   const why =

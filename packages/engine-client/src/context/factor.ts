@@ -27,7 +27,71 @@ export function raiseFactor(previous: number, inputTokens: number, estimatedRequ
 /** A chat's factor and the model it was learned on. */
 export interface ModelFactor {
   readonly modelId: string;
+  /** Every request's correction (see {@link raiseFactor}): kept as older readers read it, never lowered. */
   readonly factor: number;
+  /**
+   * The correction the chat is sized with: learned only from requests of at least {@link sizingRequestShare} of
+   * the window (see {@link raiseSizingFactor}), so that a short request's ratio (a few words inside the chat
+   * template's markers) does not govern long content. Only rises. Absent until such a request was answered.
+   */
+  readonly sizingFactor?: number;
+}
+
+/**
+ * A request smaller than this share of the window does not teach the sizing factor. Below it the chat template's
+ * fixed cost per message dominates the ratio (measured on llama.cpp with a 512-token vocabulary: an 8-character
+ * message ran 3.4–6.4× the estimate, long text 2.0–2.5×); such a request is far from the budget, where sizing
+ * matters. A fold comes at most at the budget, so a chat always answers requests this big before its first fold.
+ */
+export const sizingRequestShare = 1 / 8;
+
+/**
+ * The sizing factor after a response: as {@link raiseFactor}, but only from a request whose real input is at
+ * least {@link sizingRequestShare} of the window; `previous` (undefined: none learned yet) otherwise.
+ */
+export function raiseSizingFactor(
+  previous: number | undefined,
+  inputTokens: number,
+  estimatedRequestTokens: number,
+  window: number,
+): number | undefined {
+  if (!(Number.isFinite(inputTokens) && inputTokens >= sizingRequestShare * window)) return previous;
+  if (!(Number.isFinite(estimatedRequestTokens) && estimatedRequestTokens > 0)) return previous;
+  return raiseFactor(previous ?? initialFactor, inputTokens, estimatedRequestTokens);
+}
+
+/**
+ * The factor to size `modelId`'s requests with: the recorded sizing factor when it was learned on the same model,
+ * else the recorded factor (a chat that has answered no large request yet, or one written before the sizing factor
+ * existed, until its first large request), else {@link initialFactor}.
+ */
+export function sizingFactorForModel(recorded: ModelFactor | null | undefined, modelId: string): number {
+  if (recorded === null || recorded === undefined || recorded.modelId !== modelId) return initialFactor;
+  return usableFactor(recorded.sizingFactor ?? recorded.factor);
+}
+
+/**
+ * The chat's record after a believed usage report (or a refusal that named what was sent) of a request to
+ * `modelId` with this estimate, in a window of `window` tokens: both figures raised as they may be.
+ */
+export function learnFactors(
+  recorded: ModelFactor | null | undefined,
+  input: {
+    readonly modelId: string;
+    readonly inputTokens: number;
+    readonly estimatedRequestTokens: number;
+    readonly window: number;
+  },
+): ModelFactor {
+  const same = recorded !== null && recorded !== undefined && recorded.modelId === input.modelId ? recorded : null;
+  const factor = raiseFactor(same?.factor ?? initialFactor, input.inputTokens, input.estimatedRequestTokens);
+  const sizingFactor = raiseSizingFactor(
+    same?.sizingFactor,
+    input.inputTokens,
+    input.estimatedRequestTokens,
+    input.window,
+  );
+  return { modelId: input.modelId, factor, ...(sizingFactor !== undefined ? { sizingFactor } : {}) };
 }
 
 /**

@@ -60,6 +60,14 @@ describe("shortenTurn", () => {
         fits: false,
       },
       {
+        name: "a person's message under the floor that alone is over the target (Chinese in a 512-token window)",
+        turn: [user(0, "请帮我看一下周二的港口时刻表，去岛上的渡轮几点出发。".repeat(8))],
+        target: 100,
+        maxChars: "some",
+        changedSeqs: [0],
+        fits: true,
+      },
+      {
         name: "a turn made only of a picture (nothing to shorten)",
         turn: [
           { seq: 0, role: "user", parts: [{ type: "picture", name: "a.png", mediaType: "image/png", data: "AA" }] },

@@ -191,7 +191,7 @@ export function shortenTurn(input: ShortenTurnInput): ShortenTurnResult {
       longest = Math.max(longest, part.text.length);
     }
   }
-  if (longest <= minimumChars) {
+  if (longest === 0) {
     return { messages: input.messages, maxChars: null, shortened: [], tokens: total, fits: false };
   }
   let fixed = total;
@@ -206,7 +206,12 @@ export function shortenTurn(input: ShortenTurnInput): ShortenTurnResult {
 
   // The largest limit that fits. Above the floor when possible; below it (down to the marker alone) only
   // when the floor is not enough, since a request the provider refuses helps nobody.
-  let low = minimumChars;
+  // A turn of short texts only (a few hundred Chinese characters can fill a 512-token window) is shortened below
+  // the floor when that makes it smaller: not when the marker is longer than what it stands for.
+  if (longest <= minimumChars && tokensAt(0) >= total) {
+    return { messages: input.messages, maxChars: null, shortened: [], tokens: total, fits: false };
+  }
+  let low = Math.min(minimumChars, longest);
   let high = longest - 1;
   if (tokensAt(low) > target) {
     high = low - 1;

@@ -56,6 +56,25 @@ export function resolveBaseURL(settings: ProviderSettings, fallback: string): st
 }
 
 /**
+ * The base URL of a local server whose OpenAI-style API is under `/v1` beside its own endpoints (llama.cpp,
+ * LM Studio, vLLM), given with or without `/v1`: a bare server address (no path) gets `/v1`; any other path (a
+ * proxy's) is kept as given.
+ */
+export function withV1Path(baseURL: string): string {
+  try {
+    const url = new URL(baseURL);
+    return url.pathname === "/" || url.pathname === "" ? `${baseURL.replace(/\/+$/, "")}/v1` : baseURL;
+  } catch {
+    return baseURL;
+  }
+}
+
+/** The base URL of Ollama's own API, given with or without the `/v1` of its OpenAI-style one: without it. */
+export function withoutV1Path(baseURL: string): string {
+  return baseURL.replace(/\/+$/, "").replace(/\/v1$/, "");
+}
+
+/**
  * Whether an adapter is local: the settings say so, or the provider kind runs locally, or the host is loopback.
  * A base URL on the page's own origin is the page's server passing calls on (a same-origin proxy): its host says
  * where the page came from, not where the provider runs, so only the kind counts there.

@@ -51,6 +51,19 @@ describe("createOllama", () => {
     });
   });
 
+  describe("given the address of its OpenAI-style API (ending in /v1)", () => {
+    it("should reach its own API at the server's root", async () => {
+      const server = await start({ dialect: "ollama", models: [{ id: "llama3:8b", advertisedWindow: 8192 }] });
+      const adapter = createOllama({ baseURL: `${server.origin}/v1/` });
+      const models = await adapter.listModels({ timeoutMs: 5000 });
+      expect(models.map(({ id, context }) => ({ id, context }))).toEqual([{ id: "llama3:8b", context: 8192 }]);
+      await collect(adapter.streamChat({ model: "llama3:8b", messages: [textMessage(0, "user", "hello")] }));
+      const paths = server.requests.map((request) => request.path);
+      expect(paths.filter((path) => !path.startsWith("/api/"))).toEqual([]);
+      expect(paths).toContain("/api/chat");
+    });
+  });
+
   describe("given a streamed answer over NDJSON", () => {
     it("should send num_ctx and truncate:false, and stream thinking, text, tool calls and usage", async () => {
       const server = await start({

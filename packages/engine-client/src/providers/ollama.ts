@@ -9,6 +9,7 @@ import {
   resolveLocal,
   resolveWindows,
   toModelInfos,
+  withoutV1Path,
 } from "./adapter-support.js";
 import { convertToOllamaMessages } from "./convert-to-ollama-messages.js";
 import { convertToOpenAITools } from "./convert-to-openai-messages.js";
@@ -172,7 +173,8 @@ async function* streamOllamaLines(call: OpenCall): AsyncGenerator<ProviderStream
  * refused instead of silently cut at the front.
  */
 export function createOllama(settings: OllamaSettings = {}): ProviderAdapter {
-  const baseURL = resolveBaseURL(settings, "http://127.0.0.1:11434");
+  // Its own API is at the server's root; an address copied from its OpenAI-style API (`…/v1`) works too.
+  const baseURL = withoutV1Path(resolveBaseURL(settings, "http://127.0.0.1:11434"));
   const local = resolveLocal(settings, true, baseURL);
   const windows = resolveWindows(settings);
   const transport = createTransport(

@@ -169,6 +169,36 @@ describe("createOpenAICompatible listModels", () => {
     });
   });
 
+  describe.each(
+    listCases
+      .filter((item) => ["llama.cpp", "lmstudio", "vllm"].includes(item.row))
+      .map((item) => [`${item.row}: ${item.why}`, item] as const),
+  )("given %s at the server's bare address (no /v1)", (_name, item) => {
+    it("should reach the same endpoints and read the same windows", async () => {
+      const server = await start({
+        dialect: "openai",
+        row: item.row,
+        models: item.models,
+        ...(item.lmStudioRestVersion && { lmStudioRestVersion: item.lmStudioRestVersion }),
+      });
+      const bare = server.baseURL.replace(/\/v1$/, "");
+      expect(bare).not.toBe(server.baseURL);
+      const adapter = createOpenAICompatible({ row: item.row, baseURL: `${bare}/`, apiKey: "key" });
+      const models = await adapter.listModels({ timeoutMs: 5000 });
+      expect(
+        models.map(({ id, context, ready }) => ({ id, ...(context !== undefined && { context }), ready })),
+      ).toEqual(item.expected);
+      const parts = await collect(
+        adapter.streamChat({ model: item.expected[0]?.id ?? "", messages: [textMessage(0, "user", "hello")] }),
+      );
+      expect(parts.some((part) => part.type === "finish")).toBe(true);
+      // The OpenAI-style API under /v1, the server's own endpoints at its root: never /models or /chat at the root.
+      const paths = server.requests.map((request) => request.path);
+      expect(paths.filter((path) => !/^\/(?:v1\/|props$|api\/)/.test(path))).toEqual([]);
+      expect(paths).toContain("/v1/chat/completions");
+    });
+  });
+
   describe("given a remote base URL for a cloud row and a local one for a server row", () => {
     it("should say whether the adapter is local by kind or by host", () => {
       expect(createOpenAICompatible({ row: "openai" }).local).toBe(false);

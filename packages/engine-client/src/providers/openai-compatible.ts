@@ -7,6 +7,7 @@ import {
   resolveLocal,
   resolveWindows,
   toModelInfos,
+  withV1Path,
 } from "./adapter-support.js";
 import { convertToOpenAIMessages, convertToOpenAITools } from "./convert-to-openai-messages.js";
 import { createTransport, joinURL, type OpenCall, openCall, parseJsonOrFail, readSse } from "./http.js";
@@ -194,6 +195,9 @@ export interface OpenAICompatibleSettings extends ProviderSettings {
   readonly row: OpenAICompatibleRowId | OpenAICompatibleRow;
 }
 
+/** Local servers with endpoints of their own beside the OpenAI-style API under `/v1`: their address works bare. */
+const servedUnderV1: ReadonlySet<string> = new Set(["llama.cpp", "lmstudio", "vllm"]);
+
 /**
  * The OpenAI-style adapter: one implementation, a row per company (OpenAI, DeepSeek, xAI, Groq, Together,
  * Mistral, OpenRouter, Zhipu, vLLM, llama.cpp's server, LM Studio). The row says where each model's
@@ -201,7 +205,8 @@ export interface OpenAICompatibleSettings extends ProviderSettings {
  */
 export function createOpenAICompatible(settings: OpenAICompatibleSettings): ProviderAdapter {
   const row = typeof settings.row === "string" ? openAICompatibleRows[settings.row] : settings.row;
-  const baseURL = resolveBaseURL(settings, row.defaultBaseURL);
+  const given = resolveBaseURL(settings, row.defaultBaseURL);
+  const baseURL = servedUnderV1.has(row.id) ? withV1Path(given) : given;
   const local = resolveLocal(settings, row.localKind, baseURL);
   const windows = resolveWindows(settings);
   const transport = createTransport(

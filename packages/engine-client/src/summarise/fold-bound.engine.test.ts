@@ -64,3 +64,34 @@ describe("a huge answer folded (fault 4)", () => {
     expect((await engine.loadChat("c")).messages[1]?.parts[0]).toEqual({ type: "text", text: hugeAnswer });
   }, 120_000);
 });
+
+describe("a huge answer folded when no model writes a summary (#26)", () => {
+  it("should say so in one health note, and nothing of shortened texts no summary was written from", async () => {
+    const answers = ["", "Done."];
+    const server = await startFakeProvider({
+      dialect: "openai",
+      row: "openrouter",
+      models: [
+        { id: "chat", window: 128_000 },
+        { id: "cheap", window: 128_000 },
+      ],
+      countTokens: (text) => Math.ceil(text.length / 4),
+      // Every summariser request (told apart by its system message) is refused; the chat's answers are scripted.
+      reply: (request) =>
+        JSON.stringify(request.body).includes("You summarise the start of a chat")
+          ? { text: "I'm sorry, I can't help with that." }
+          : { text: answers.shift() ?? "Done." },
+    });
+    servers.push(server);
+    const provider = createProvider("openrouter", { baseURL: server.baseURL, local: false, cheapestModel: "cheap" });
+    const engine = createApiEngine({ provider, model: "chat", store: createMemoryChatStore() });
+    answers[0] = Array.from({ length: 40_000 }, (_, line) => `log line ${line}: ${"x".repeat(60)}`).join("\n");
+    await collect(engine.sendTurn({ chatId: "c", seq: 0, text: "Print the whole build log" }));
+    const seen = await collect(engine.sendTurn({ chatId: "c", seq: 2, text: "Thanks, and now?" }));
+
+    expect(seen.map((event) => event.type)).toContain("compacted");
+    const notes = seen.flatMap((event) => (event.type === "health-note" ? [event.note] : []));
+    expect(notes.map((note) => note.kind)).toEqual(["summary-failed"]);
+    expect(notes[0]?.text).toMatch(/^No model wrote a summary/);
+  }, 120_000);
+});

@@ -59,7 +59,8 @@ declare const provider: import("@conch/engine-client").ProviderAdapter;`,
 declare const apiKey: string;`,
   // The interface as written must be the package's, both ways.
   "docs/transcript.md › The store interface": `
-import type { ChatMessage, ChatReading, ReadChatOptions, TranscriptFile, ChatStore as PackageChatStore } from "@conch/engine-client";
+import type { ChatMessage, TranscriptFile, ChatStore as PackageChatStore } from "@conch/engine-client";
+import type { ChatReading, ReadChatOptions } from "@conch/engine-client/kit";
 import type { ChatDirectory } from "@conch/engine-client/server";
 export const asWritten: ChatStore = {} as PackageChatStore;
 export const asDeclared: PackageChatStore = {} as ChatStore;`,

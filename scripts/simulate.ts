@@ -1,7 +1,7 @@
 // `pnpm simulate`: replays a real conversation through the API engine against the fake provider server.
 // Progress goes to stderr; one JSON object goes to stdout.
 import { parseArgs } from "node:util";
-import { isProviderId } from "@conch/engine-client";
+import { isProviderId } from "@conch/engine-client/providers";
 import { simulateConversation } from "@conch/fake-provider";
 
 const usage =

@@ -1,7 +1,7 @@
 // Which provider `pnpm dev` talks to, from NACRE_* environment variables (Node only). The key stays in this
 // process: the page only ever sees the provider's kind, where it is, and the model names.
-import { isProviderId, type ProviderId } from "@conch/engine-client";
-import { isLocalBaseURL, openAICompatibleRows } from "@conch/engine-client/providers";
+import type { ProviderId } from "@conch/engine-client";
+import { isLocalBaseURL, isProviderId, openAICompatibleRows } from "@conch/engine-client/providers";
 
 /** A provider named by the environment. */
 export interface OwnProvider {

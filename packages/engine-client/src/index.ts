@@ -35,7 +35,6 @@ export {
   type LoadChatOptions,
   onEngineEvent,
   parseCompactCommand,
-  type SelectBranchOptions,
   type TurnInput,
   type TurnStream,
   type Unsubscribe,
@@ -60,7 +59,6 @@ export type {
   EngineEventType,
   HealthNote,
   SummaryState,
-  TranscriptSize,
 } from "./events.js";
 export {
   foldedMessageCount,
@@ -120,13 +118,11 @@ export {
   createXai,
   createZhipu,
   type GoogleSettings,
-  isProviderId,
   type OllamaSettings,
   type OpenAICompatibleSettings,
   type ProviderAdapter,
   ProviderCallError,
   type ProviderId,
-  providerIds,
 } from "./providers/index.js";
 
 // The summariser and the learner.
@@ -135,7 +131,6 @@ export { redactSecrets, type SummariseOptions, type SummariseResult, summariseFo
 export {
   buildTranscriptFile,
   ChatLogCorruptError,
-  type ChatReading,
   type ChatStore,
   ChatStoreReadError,
   ChatStoreWriteError,
@@ -144,8 +139,6 @@ export {
   type IndexedDbChatStore,
   type IndexedDbChatStoreOptions,
   InvalidChatRecordError,
-  type ReadChatOptions,
-  type ReadTranscriptOptions,
   TranscriptCorruptError,
   type TranscriptFile,
 } from "./transcript/index.js";

@@ -3,6 +3,7 @@
 // the answer builder. A new engine is a turn body on these plus a passing engine contract suite. The chat
 // reducer and `nextSeq` are in the root entry. Checked against api-surface/kit.txt, documented in docs/api.md.
 export type { ErrorHandler } from "./errors.js";
+export type { TranscriptSize } from "./events.js";
 export {
   type Answer,
   createAnswer,
@@ -24,3 +25,5 @@ export {
   type TurnRunner,
   type TurnStreamWriter,
 } from "./kit/index.js";
+// For writing a chat store of one's own (the ChatStore interface itself is in the root entry).
+export type { ChatReading, ReadChatOptions, ReadTranscriptOptions } from "./transcript/chat-store.js";

@@ -1,6 +1,7 @@
 // `@conch/engine-client/providers`: for writing or tuning a provider adapter (the spec's request and stream
 // parts, the refusal classifier, remembered windows, the OpenAI-compatible rows). The factories themselves are
 // in the root entry. Checked against api-surface/providers.txt, documented in docs/api.md.
+
 export {
   type ChatRequest,
   createRememberedWindows,
@@ -20,3 +21,4 @@ export {
   type TooLongRefusal,
   type ToolDefinition,
 } from "./providers/index.js";
+export { isProviderId, providerIds } from "./providers/provider-adapter.js";

@@ -1,11 +1,12 @@
 import type { TurnInput } from "../engine.js";
 import { TurnSequenceError } from "../errors.js";
 import type { BranchMessage, ChatMessage } from "../messages.js";
+import { messageParent, newestLeaf, pathRanges, treeOfLog, versionsOf } from "../transcript/branch-tree.js";
 import type { OpenedTurn } from "./turn-open.js";
 
 /** The seq a message follows: its `parent`, or the one before it (-1 for the log's first: the root). */
 export function parentOf(message: Pick<ChatMessage, "seq" | "parent">): number {
-  return message.parent ?? message.seq - 1;
+  return messageParent(message);
 }
 
 /** The `parent` field a message at `seq` following `parent` carries: none when it continues `seq - 1`. */
@@ -20,20 +21,23 @@ export function nextLogSeq(log: readonly Pick<ChatMessage, "seq">[]): number {
   return highest + 1;
 }
 
-function bySeq(log: readonly ChatMessage[]): Map<number, ChatMessage> {
-  return new Map(log.map((message) => [message.seq, message]));
+// A whole log held in memory (the mock engine's) read with the tree's own rules (transcript/branch-tree.ts), which
+// the stores and the API engine read from the forks alone.
+
+function inSeqOrder(log: readonly ChatMessage[]): ChatMessage[] {
+  return [...log].sort((a, b) => a.seq - b.seq);
 }
 
 /** The path from the root to `leaf`, in seq order (empty when `leaf` is not in the log). */
 export function branchPath(log: readonly ChatMessage[], leaf: number): ChatMessage[] {
-  const messages = bySeq(log);
-  const path: ChatMessage[] = [];
-  let message = messages.get(leaf);
-  while (message) {
-    path.push(message);
-    message = messages.get(parentOf(message));
-  }
-  return path.reverse();
+  const ordered = inSeqOrder(log);
+  const bySeq = new Map(ordered.map((message) => [message.seq, message]));
+  if (!bySeq.has(leaf)) return [];
+  return pathRanges(treeOfLog(ordered), leaf).flatMap((range) =>
+    Array.from({ length: range.to - range.from }, (_, index) => bySeq.get(range.from + index)).filter(
+      (message): message is ChatMessage => message !== undefined,
+    ),
+  );
 }
 
 /**
@@ -41,34 +45,22 @@ export function branchPath(log: readonly ChatMessage[], leaf: number): ChatMessa
  * children, since a child's seq is above its parent's). Null when `seq` is not in the log.
  */
 export function newestLeafThrough(log: readonly ChatMessage[], seq: number): number | null {
-  const sorted = [...log].sort((a, b) => a.seq - b.seq);
-  if (!sorted.some((message) => message.seq === seq)) return null;
-  const below = new Set([seq]);
-  let newest = seq;
-  for (const message of sorted) {
-    if (message.seq <= seq || !below.has(parentOf(message))) continue;
-    below.add(message.seq);
-    newest = message.seq;
-  }
-  return newest;
+  const ordered = inSeqOrder(log);
+  if (!ordered.some((message) => message.seq === seq)) return null;
+  return newestLeaf(treeOfLog(ordered), seq);
 }
 
 /**
- * The messages of a path as a snapshot shows them: each with `siblings` (the seqs of every message of the log
+ * The messages of a path as a snapshot shows them: each with `siblings` (its versions: the messages of the log
  * with the same parent and role, in seq order) when it has other versions.
  */
 export function withSiblings(path: readonly ChatMessage[], log: readonly ChatMessage[]): BranchMessage[] {
-  const versions = new Map<string, number[]>();
-  for (const message of log) {
-    const key = `${parentOf(message)}:${message.role}`;
-    const seqs = versions.get(key);
-    if (seqs) seqs.push(message.seq);
-    else versions.set(key, [message.seq]);
-  }
+  const ordered = inSeqOrder(log);
+  const tree = treeOfLog(ordered);
+  const roles = new Map(ordered.map((message) => [message.seq, message.role]));
   return path.map((message) => {
-    const seqs = versions.get(`${parentOf(message)}:${message.role}`) ?? [];
-    if (seqs.length < 2) return message;
-    return { ...message, siblings: [...seqs].sort((a, b) => a - b) };
+    const versions = versionsOf(tree, message.seq, message.role, (seq) => roles.get(seq));
+    return versions.length < 2 ? message : { ...message, siblings: versions };
   });
 }
 

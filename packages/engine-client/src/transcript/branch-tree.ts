@@ -49,10 +49,16 @@ export function branchTree(nextSeq: number, forks: readonly ForkEntry[]): Branch
   return { nextSeq, forks: sorted, forkAt, forksFrom };
 }
 
+/** The seq a message follows: its `parent`, absent meaning the one before it (-1 for a log's first: the root). */
+export function messageParent(message: Pick<ChatMessage, "seq" | "parent">): number {
+  return message.parent ?? message.seq - 1;
+}
+
 /** The message's fork entry when its parent is not `seq - 1`, else null. */
 export function forkOf(message: Pick<ChatMessage, "seq" | "parent" | "role">): ForkEntry | null {
-  const { seq, parent, role } = message;
-  return parent === undefined || parent === seq - 1 ? null : { seq, parent, role };
+  const { seq, role } = message;
+  const parent = messageParent(message);
+  return parent === seq - 1 ? null : { seq, parent, role };
 }
 
 /** The tree grown by messages appended after its end (in seq order, the first at `tree.nextSeq`). */

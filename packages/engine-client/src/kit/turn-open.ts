@@ -48,7 +48,8 @@ export function openTurn(
   const leaf = tree?.activeLeaf ?? expectedSeq - 1;
   const parent = input.parent ?? leaf;
   const allowed = tree ? Number.isSafeInteger(parent) && parent >= -1 && parent < expectedSeq : parent === leaf;
-  if (!allowed) throw new TurnSequenceError({ chatId: input.chatId, expectedSeq: leaf, actualSeq: parent });
+  // A parent the log does not hold is refused like a stale seq: the error says where the next message goes.
+  if (!allowed) throw new TurnSequenceError({ chatId: input.chatId, expectedSeq, actualSeq: input.seq });
   const place = parent === input.seq - 1 ? {} : { parent };
   const message: ChatMessage = input.toolResults?.length
     ? { seq: input.seq, role: "tool", parts: [...input.toolResults], createdAt: now(), ...place }

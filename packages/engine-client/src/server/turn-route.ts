@@ -1,5 +1,3 @@
-import type { Engine } from "../engine.js";
-import { TurnSequenceError } from "../errors.js";
 import { readJsonBody } from "./body.js";
 import { type Context, checkModel, engineOf, keyOf, takePlace } from "./context.js";
 import { foldAheadFor, watchFoldAhead } from "./fold-ahead.js";
@@ -7,22 +5,6 @@ import { startLeasedTurn } from "./leased-turn.js";
 import { fail } from "./problems.js";
 import { turnRequestSchema } from "./schemas.js";
 import { eventStreamResponse } from "./sse.js";
-
-/**
- * The refusal of a turn whose `parent` (or seq) the engine refused, saying where the next message goes, as a stale
- * seq's does (`nextSeq` on the wire): an engine may name the active leaf it expected as the parent instead.
- */
-async function staleParent(
-  engine: Engine,
-  chatId: string,
-  seq: number,
-  refused: TurnSequenceError,
-  abortSignal: AbortSignal,
-): Promise<TurnSequenceError> {
-  const snapshot = await engine.loadChat(chatId, { abortSignal, page: { limit: 1 } });
-  const expectedSeq = snapshot.nextSeq ?? refused.expectedSeq;
-  return new TurnSequenceError({ chatId, expectedSeq, actualSeq: seq });
-}
 
 /**
  * `POST /chats/{chatId}/turns`: checks the body and the person's limits, takes the chat's lease (409 when a
@@ -76,9 +58,6 @@ export async function postTurn(context: Context, chatId: string): Promise<Respon
     watch.stop();
     releaseTurn();
     releaseStream();
-    if (input.parent !== undefined && TurnSequenceError.isInstance(error)) {
-      throw await staleParent(engine, chatId, input.seq, error, context.request.signal);
-    }
     throw error;
   }
   if (!lease) {

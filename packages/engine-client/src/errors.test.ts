@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import * as errors from "./errors.js";
 import {
   assertSafeChatId,
+  BranchCapabilityMissingError,
   ChatBusyError,
   ChatImportConflictError,
   ChatLeaseEndedError,
@@ -36,6 +37,7 @@ const examples = {
   TurnSequenceError: new TurnSequenceError({ chatId: "c", expectedSeq: 2, actualSeq: 5 }),
   ChatBusyError: new ChatBusyError("c"),
   ContextCapabilityMissingError: new ContextCapabilityMissingError("acp"),
+  BranchCapabilityMissingError: new BranchCapabilityMissingError("acp"),
   LearnerFailedError: new LearnerFailedError("c"),
   TranscriptCorruptError: new TranscriptCorruptError({ chatId: "c", location: "a", keptAt: "b", reason: "r" }),
   TranscriptFieldsInvalidError: new TranscriptFieldsInvalidError("c", "fold is not a number"),
@@ -72,6 +74,7 @@ const classes = {
   TurnSequenceError,
   ChatBusyError,
   ContextCapabilityMissingError,
+  BranchCapabilityMissingError,
   LearnerFailedError,
   TranscriptCorruptError,
   TranscriptFieldsInvalidError,

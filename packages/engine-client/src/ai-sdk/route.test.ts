@@ -137,8 +137,14 @@ describe("createNacreChatRoute behind useChat's HTTP transport (real HTTP on loo
     expect(await route.log("stale")).toEqual(log);
   });
 
-  it("should refuse an edit and a regenerate of a kept answer with a 400, writing nothing", async () => {
-    const route = await routeUnderTest([{ reply: "One." }]);
+  it("should refuse an edit and a regenerate of a kept answer with a 400 on an engine without versions, writing nothing", async () => {
+    // The API engine as one that keeps no versions: the same engine, without its branches capability.
+    const withoutBranches = async (turns: readonly ContractTurn[]): Promise<EngineUnderTest> => {
+      const setup = await apiEngineUnderTest(turns);
+      const { branches: _, ...capabilities } = setup.engine.capabilities;
+      return { ...setup, engine: { ...setup.engine, capabilities } };
+    };
+    const route = await routeUnderTest([{ reply: "One." }], withoutBranches);
     const chat = route.chat("edit");
     await chat.sendMessage({ text: "First" });
     const log = await route.log("edit");

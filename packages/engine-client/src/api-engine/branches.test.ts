@@ -142,6 +142,51 @@ describe("folds per branch, against a real tokenizer", () => {
   );
 });
 
+describe("what a switch costs the provider's prompt cache", () => {
+  /** The messages of a request body, each as its JSON (what a prefix cache compares). */
+  const messagesOf = (body: unknown) =>
+    ((body as { messages?: unknown[] }).messages ?? []).map((message) => JSON.stringify(message));
+  /** Tokens of a request's messages that no earlier request began with: what a prefix cache cannot serve. */
+  function uncached(body: unknown, earlier: readonly unknown[]): number {
+    const messages = messagesOf(body);
+    let shared = 0;
+    for (const previous of earlier) {
+      const other = messagesOf(previous);
+      let index = 0;
+      while (index < Math.min(messages.length, other.length) && messages[index] === other[index]) index++;
+      shared = Math.max(shared, index);
+    }
+    return countTokens(messages.slice(shared).join(""));
+  }
+
+  it("should cost at most one full request of uncached input: after the switch each request begins with the one before", async () => {
+    const { server, engine, branches } = await engineOverFakeProvider();
+    for (let turn = 0; turn < 4; turn++) await send(engine, { chatId: "s", seq: turn * 2, text: question(turn) });
+    // Another version of the 2nd person's message, taken on for two turns.
+    await send(engine, { chatId: "s", seq: 8, parent: 1, text: "Edited: let us take another way" });
+    await send(engine, { chatId: "s", seq: 10, text: question(10) });
+    const beforeSwitch = chatBodies(server).length;
+    await branches.selectBranch("s", 7);
+    for (let turn = 0; turn < 3; turn++)
+      await send(engine, { chatId: "s", seq: 12 + turn * 2, text: question(20 + turn) });
+    const all = chatBodies(server);
+    const after = all.slice(beforeSwitch);
+    expect(after).toHaveLength(3);
+    // The first request after the switch may be served from the old branch's prefix or not at all: at most one full
+    // request. Each one after it begins with the request before it, so only its new turn is uncached, as in a chat
+    // that never branched.
+    const firstCost = uncached(after[0], all.slice(0, beforeSwitch));
+    expect(firstCost).toBeLessThanOrEqual(countTokens(messagesOf(after[0]).join("")));
+    for (let index = 1; index < after.length; index++) {
+      const previous = messagesOf(after[index - 1]);
+      expect(messagesOf(after[index]).slice(0, previous.length)).toEqual(previous);
+    }
+    // Here the old branch's last request is a prefix of the first after the switch: the switch costs nothing extra.
+    const lastOnBranch = messagesOf(all[beforeSwitch - 3]);
+    expect(messagesOf(after[0]).slice(0, lastOnBranch.length)).toEqual(lastOnBranch);
+  });
+});
+
 describe("a crash mid-edit on the file store", () => {
   /** A folded chat of ten turns on disk, and the edit of its 6th person's message as the engine appends it. */
   async function editOnDisk() {

@@ -2,16 +2,11 @@ import type { TurnInput } from "../engine.js";
 import { TurnSequenceError } from "../errors.js";
 import type { BranchMessage, ChatMessage } from "../messages.js";
 import { messageParent, newestLeaf, pathRanges, treeOfLog, versionsOf } from "../transcript/branch-tree.js";
-import type { OpenedTurn } from "./turn-open.js";
+import { type OpenedTurn, openingMessage } from "./turn-open.js";
 
 /** The seq a message follows: its `parent`, or the one before it (-1 for the log's first: the root). */
 export function parentOf(message: Pick<ChatMessage, "seq" | "parent">): number {
   return messageParent(message);
-}
-
-/** The `parent` field a message at `seq` following `parent` carries: none when it continues `seq - 1`. */
-export function parentField(seq: number, parent: number): { readonly parent?: number } {
-  return parent === seq - 1 ? {} : { parent };
 }
 
 /** One past the highest seq of a log (every branch counted): where the next message goes. */
@@ -94,16 +89,6 @@ export function openBranchTurn(
   if (input.seq !== expectedSeq || !parentKnown) {
     throw new TurnSequenceError({ chatId: input.chatId, expectedSeq, actualSeq: input.seq });
   }
-  const place = parentField(input.seq, parent);
-  const message: ChatMessage = input.toolResults?.length
-    ? { seq: input.seq, role: "tool", parts: [...input.toolResults], createdAt: now(), ...place }
-    : {
-        seq: input.seq,
-        role: "user",
-        parts: [{ type: "text", text: input.text }, ...(input.attachments ?? [])],
-        createdAt: now(),
-        ...(input.continuation ? { continuation: true } : {}),
-        ...place,
-      };
+  const message = openingMessage(input, parent, now);
   return { message, retrying: false, answer: { seq: input.seq + 1, parent: input.seq } };
 }

@@ -50,8 +50,17 @@ export function openTurn(
   const allowed = tree ? Number.isSafeInteger(parent) && parent >= -1 && parent < expectedSeq : parent === leaf;
   // A parent the log does not hold is refused like a stale seq: the error says where the next message goes.
   if (!allowed) throw new TurnSequenceError({ chatId: input.chatId, expectedSeq, actualSeq: input.seq });
+  const message = openingMessage(input, parent, now);
+  return { message, retrying: false };
+}
+
+/**
+ * The message a turn opens with at `input.seq`, following `parent`: the tool results handed back, else the person's
+ * words and pictures. It carries `parent` only when that is not the message before it.
+ */
+export function openingMessage(input: TurnInput, parent: number, now: () => number): ChatMessage {
   const place = parent === input.seq - 1 ? {} : { parent };
-  const message: ChatMessage = input.toolResults?.length
+  return input.toolResults?.length
     ? { seq: input.seq, role: "tool", parts: [...input.toolResults], createdAt: now(), ...place }
     : {
         seq: input.seq,
@@ -61,5 +70,4 @@ export function openTurn(
         ...(input.continuation ? { continuation: true } : {}),
         ...place,
       };
-  return { message, retrying: false };
 }

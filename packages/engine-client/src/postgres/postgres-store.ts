@@ -58,6 +58,14 @@ export interface PostgresChatStore extends ChatStore {
 const uniqueViolation = "23505";
 
 /**
+ * The chat's next seq (0 for none), for statements whose $1 and $2 are the person and the chat: the last row by the
+ * primary key, one index step. `max(seq)` is not that: on a table not yet analysed (new rows, a new database) the
+ * planner aggregates every row of the chat, 5.8 ms at 10,000 messages against 0.09 ms at 200, on every read and append.
+ */
+const nextSeqOf =
+  "coalesce((select seq + 1 from conch_messages where user_id = $1 and chat_id = $2 order by seq desc limit 1), 0)";
+
+/**
  * A {@link ChatStore} whose chats live in Postgres: a log row per message keyed by (person, chat, seq), so a seq
  * can be stored once only, and a transcript row per chat replaced in one statement. Appends lock the chat's row,
  * so several instances appending to one chat are serialised by the database, not by this process; calls made on
@@ -157,7 +165,7 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
     let rows: Record<string, unknown>[];
     try {
       ({ rows } = await db.query(
-        `select (select coalesce(max(seq) + 1, 0) from conch_messages where user_id = $1 and chat_id = $2) as next,
+        `select ${nextSeqOf} as next,
            (select body from conch_transcripts where user_id = $1 and chat_id = $2) as body`,
         [userId, chatId],
       ));
@@ -207,7 +215,7 @@ export function createPostgresChatStore(options: PostgresChatStoreOptions): Post
            insert into conch_chats (user_id, chat_id) values ($1, $2)
            on conflict (user_id, chat_id) do update set updated_at = now() returning 1
          ), next as (
-           select coalesce(max(seq) + 1, 0) as seq from conch_messages where user_id = $1 and chat_id = $2
+           select ${nextSeqOf} as seq
          ), added as (
            insert into conch_messages (user_id, chat_id, seq, role, message, parent)
            select $1, $2, t.seq, t.role, t.message, t.parent

@@ -10,7 +10,7 @@ import { buildTranscriptFile } from "../transcript/transcript-file.js";
 import { createPostgresChatDirectory } from "./chat-directory.js";
 import { importFileChats } from "./import-file-chats.js";
 import { createPostgresChatStore } from "./postgres-store.js";
-import { branchedLog, withBranches } from "./testing/branched-chat.js";
+import { branchedLog, withBranches } from "../transcript/testing/branched-chat.js";
 import { freshPerson, openPglite, type TestDatabase } from "./testing/databases.js";
 
 let database: TestDatabase<PGlite>;

@@ -57,8 +57,7 @@ export function MockDemo({
           ...(delayMs !== undefined ? { delayMs } : {}),
         });
         // Copies start before the page listens, so that a turn's chat is stored before the list reads it.
-        chats.watch(world.engine);
-        setOpened({ world, chats, engine: world.engine });
+        setOpened({ world, chats, engine: chats.watch(world.engine) });
       })
       .catch((error: unknown) => {
         if (!cancelled) setFailed(error instanceof Error ? error.message : String(error));
@@ -85,8 +84,7 @@ export function MockDemo({
   const { world, chats, engine } = opened;
   const switchModel = async (model: ModelInfo, chatIds: readonly string[]) => {
     const next = await world.switchModel(engine, model, chatIds);
-    chats.watch(next);
-    setOpened({ world, chats, engine: next });
+    setOpened({ world, chats, engine: chats.watch(next) });
   };
   return (
     <App

@@ -91,14 +91,24 @@ describe("versions on pnpm dev:mock in Chromium: edit, regenerate, the picker", 
     await expect.poll(texts, patient).toContain("And the evening?");
     expect(await texts()).not.toContain("Plan a day in Porto");
 
-    // A reload keeps every version: the person's first message still has two.
+    // A reload keeps every version, and the branch chosen: the first version, its person's message one of two.
     await page.reload();
     await waitUntilReady();
     const versions = page
       .locator('[data-nacre-message][data-role="user"]')
       .first()
       .locator("[data-nacre-branch-count]");
-    await expect.poll(() => versions.textContent(), patient).toMatch(/[12] \/ 2/);
+    await expect.poll(() => versions.textContent(), patient).toContain("1 / 2");
+    await expect.poll(texts, patient).toContain("And the evening?");
+    expect(await texts()).toContain("Plan a day in Lisbon");
+    expect(await texts()).not.toContain("Plan a day in Porto");
+    // The other version is still a click away.
+    await page
+      .locator('[data-nacre-message][data-role="user"]')
+      .first()
+      .getByRole("button", { name: "Next version" })
+      .click();
+    await expect.poll(texts, patient).toContain("Plan a day in Porto");
   });
 
   it("should meet no page error on the way", () => {

@@ -83,6 +83,7 @@ const whole = [
   "docs/nacre.md › Versions: edit, regenerate, the picker (`@conch/nacre/branches`)",
   "docs/nacre.md › With assistant-ui",
   "docs/providers.md › The fake provider server (tests, `pnpm simulate`, `pnpm dev`)",
+  "docs/transcript.md › A store of your own",
 ];
 
 const samples = codeSamples();
@@ -169,6 +170,54 @@ describe("the docs' TypeScript samples, read from the Markdown", () => {
     await expect(load("docs/engine.md › The `compacted` event, read right")).resolves.toBeDefined();
     const sample = samples.find((candidate) => candidate.id === "docs/engine.md › The `compacted` event, read right");
     expect(/\btext: "([^"]*)"/.exec(sample?.code ?? "")?.[1]).toMatch(/^(?!<earlier-in-this-chat>)\S/);
+  });
+
+  it("docs/transcript.md's store of your own should read a branched chat's tree and leaf, and carry the API engine's edit", async () => {
+    const [{ createRowStore }, { createApiEngine, createProvider }, { startFakeProvider }] = await Promise.all([
+      load("docs/transcript.md › A store of your own") as Promise<{
+        createRowStore: () => import("@conch/engine-client").ChatStore;
+      }>,
+      import("@conch/engine-client"),
+      import("@conch/fake-provider"),
+    ]);
+    const store = createRowStore();
+    const server = await startFakeProvider({
+      dialect: "openai",
+      row: "openrouter",
+      models: [{ id: "chat", window: 32_000 }],
+      reply: (request) => ({ text: `About ${request.lastUserText}` }),
+    });
+    try {
+      const provider = createProvider("openrouter", { baseURL: server.baseURL, local: false });
+      const engine = createApiEngine({ provider, model: "chat", store, foldAhead: false });
+      for (const [seq, text, parent] of [
+        [0, "one", undefined],
+        [2, "two", undefined],
+        [4, "two, edited", 1],
+      ] as const) {
+        const end = await engine.sendTurn({ chatId: "own", seq, text, ...(parent === undefined ? {} : { parent }) })
+          .done;
+        expect(end.status).toBe("done");
+      }
+      const active = await store.readChat("own", { page: { limit: 10 } });
+      expect(active.tree.forks).toEqual([{ seq: 4, parent: 1, role: "user" }]);
+      expect(active.leaf).toBe(5);
+      expect(active.page.map((message) => message.seq)).toEqual([0, 1, 4, 5]);
+      const first = await store.readChat("own", { branch: 2, page: { limit: 10 } });
+      expect(first.leaf).toBe(3);
+      expect(first.page.map((message) => message.seq)).toEqual([0, 1, 2, 3]);
+      // Another engine over the store reads the same: the edited branch active, the first a version away.
+      const again = createApiEngine({ provider, model: "chat", store, foldAhead: false });
+      const chat = await again.loadChat("own");
+      expect(chat.messages.map((message) => [message.seq, message.siblings ?? null])).toEqual([
+        [0, null],
+        [1, null],
+        [4, [2, 4]],
+        [5, null],
+      ]);
+    } finally {
+      await server.close();
+    }
   });
 
   it("docs/nacre.md's message list should render the chat's messages, Markdown as Markdown", async () => {

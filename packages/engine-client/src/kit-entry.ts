@@ -25,5 +25,7 @@ export {
   type TurnRunner,
   type TurnStreamWriter,
 } from "./kit/index.js";
-// For writing a chat store of one's own (the ChatStore interface itself is in the root entry).
+// For writing a chat store of one's own (the ChatStore interface itself is in the root entry): `readChatWith` is
+// the one rule of what a chat read holds (the branch's tree, leaf, kept part and page), on the store's two steps.
+export { type ChatReadSteps, readChatWith } from "./transcript/chat-reading.js";
 export type { ChatReading, ReadChatOptions, ReadTranscriptOptions } from "./transcript/chat-store.js";

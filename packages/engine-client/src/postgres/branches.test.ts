@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../messages.js";
+import { branchedLog, withBranches } from "../transcript/testing/branched-chat.js";
 import { sampleLog } from "../transcript/testing/fixtures.js";
 import { buildTranscriptFile } from "../transcript/transcript-file.js";
 import { migrate, schemaVersion } from "./migrate.js";
 import { createPostgresChatStore } from "./postgres-store.js";
 import type { SqlDatabase } from "./sql.js";
-import { branchedLog, withBranches } from "./testing/branched-chat.js";
 import { freshPerson, openPglite, openPostgres, type TestDatabase } from "./testing/databases.js";
 
 // Branches in the Postgres store, on the embedded database and on the real server: parents in their column, the

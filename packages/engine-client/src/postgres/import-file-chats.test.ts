@@ -5,12 +5,12 @@ import type { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChatImportConflictError, ChatLogCorruptError } from "../errors.js";
 import { createFileChatStore } from "../transcript/file-store.node.js";
+import { branchedLog, withBranches } from "../transcript/testing/branched-chat.js";
 import { sampleLog, sampleSummary } from "../transcript/testing/fixtures.js";
 import { buildTranscriptFile } from "../transcript/transcript-file.js";
 import { createPostgresChatDirectory } from "./chat-directory.js";
 import { importFileChats } from "./import-file-chats.js";
 import { createPostgresChatStore } from "./postgres-store.js";
-import { branchedLog, withBranches } from "./testing/branched-chat.js";
 import { freshPerson, openPglite, type TestDatabase } from "./testing/databases.js";
 
 let database: TestDatabase<PGlite>;

@@ -15,8 +15,13 @@ afterAll(async () => {
 
 chatStoreContract("memory", async () => createMemoryChatStore());
 
-chatStoreContract("file system", async () => {
-  const root = await mkdtemp(join(tmpdir(), "conch-store-"));
-  roots.push(root);
-  return createFileChatStore({ root });
-});
+chatStoreContract(
+  "file system",
+  async () => {
+    const root = await mkdtemp(join(tmpdir(), "conch-store-"));
+    roots.push(root);
+    return createFileChatStore({ root });
+  },
+  // Another store object on the same folder: a restarted process.
+  { reopen: async () => createFileChatStore({ root: roots.at(-1) as string }) },
+);

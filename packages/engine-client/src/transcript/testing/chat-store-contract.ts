@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { InvalidChatIdError, InvalidChatRecordError, TranscriptCorruptError, TurnSequenceError } from "../../errors.js";
 import type { ChatMessage } from "../../messages.js";
 import type { ChatDirectory } from "../chat-directory.js";
-import type { ChatStore } from "../chat-store.js";
+import type { ChatStore, ReadChatOptions } from "../chat-store.js";
 import { buildTranscriptFile, type TranscriptFile } from "../transcript-file.js";
+import { branchedLog, withBranches } from "./branched-chat.js";
 import { bigTranscript, sampleLog, sampleSummary } from "./fixtures.js";
 
 /** How a contract run makes stores. */
@@ -13,6 +14,11 @@ export interface ChatStoreContractOptions {
    * Postgres database): another tab, process or instance. Without it the tests of shared storage are not run.
    */
   readonly second?: () => Promise<ChatStore>;
+  /**
+   * A new store on the same storage as the last one `create` made, opened once that one is done with (a restarted
+   * process); default: `second`. Without either, the tests of a re-opened store are not run.
+   */
+  readonly reopen?: () => Promise<ChatStore>;
 }
 
 /**
@@ -355,6 +361,87 @@ export function chatStoreContract(
       });
     });
 
+    describe("given a branched log (edits and regenerates: each message's parent)", () => {
+      const seqsOf = (messages: readonly ChatMessage[]) => messages.map((message) => message.seq);
+      const everyBranch = { page: { limit: 100 } };
+
+      it("should keep each message's parent and read every version in seq order, as today's readers do", async () => {
+        const store = await createStore();
+        await store.appendLog("tree", branchedLog.slice(0, 5));
+        await store.appendLog("tree", branchedLog.slice(5));
+        expect(await store.readLog("tree")).toEqual(branchedLog);
+        const reading = await store.readChat("tree", everyBranch);
+        expect(reading.tree.forks).toEqual([
+          { seq: 4, parent: 1, role: "user" },
+          { seq: 6, parent: 4, role: "assistant" },
+          { seq: 7, parent: -1, role: "user" },
+        ]);
+      });
+
+      it("should store the active leaf with the transcript and read that branch back, along its path", async () => {
+        const store = await createStore();
+        await store.appendLog("leaf", branchedLog);
+        const file = withBranches(buildTranscriptFile({ id: "leaf", kept: branchedLog.slice(0, 4) }), 9, 3);
+        await store.writeTranscript("leaf", file);
+        expect(await store.readTranscript("leaf")).toEqual(file);
+        const active = await store.readChat("leaf", everyBranch);
+        expect(active).toMatchObject({ nextSeq: 9, transcript: file, leaf: 3, hasOlder: false });
+        expect(seqsOf(active.page)).toEqual([0, 1, 2, 3]);
+        expect(seqsOf(active.kept)).toEqual([0, 1, 2, 3]);
+      });
+
+      it("should read any branch along its path: through a seq (its newest leaf) or ending at a leaf", async () => {
+        const store = await createStore();
+        await store.appendLog("paths", branchedLog);
+        await store.writeTranscript("paths", withBranches(buildTranscriptFile({ id: "paths", kept: [] }), 9, 8));
+        const through = async (options: ReadChatOptions) => {
+          const reading = await store.readChat("paths", options);
+          return { leaf: reading.leaf, page: seqsOf(reading.page), kept: seqsOf(reading.kept) };
+        };
+        // The active branch's kept part starts where its transcript keeps (none kept: its last message); another
+        // branch, sharing no fold, is kept from its root.
+        expect(await through(everyBranch)).toEqual({ leaf: 8, page: [7, 8], kept: [8] });
+        expect(await through({ branch: 4, ...everyBranch })).toEqual({
+          leaf: 6,
+          page: [0, 1, 4, 6],
+          kept: [0, 1, 4, 6],
+        });
+        expect(await through({ leaf: 5, ...everyBranch })).toEqual({ leaf: 5, page: [0, 1, 4, 5], kept: [0, 1, 4, 5] });
+        const paged = await store.readChat("paths", { branch: 2, page: { limit: 2 } });
+        expect(paged).toMatchObject({ leaf: 3, hasOlder: true });
+        expect(seqsOf(paged.page)).toEqual([2, 3]);
+        const older = await store.readChat("paths", { branch: 2, kept: false, page: { before: 2, limit: 2 } });
+        expect(older).toMatchObject({ leaf: 3, hasOlder: false, kept: [] });
+        expect(seqsOf(older.page)).toEqual([0, 1]);
+        const unknown = await store.readChat("paths", { branch: 9 }).catch((error: unknown) => error);
+        expect(TurnSequenceError.isInstance(unknown)).toBe(true);
+      });
+
+      it("should take messages appended after the transcript (an edit cut short by a crash) as the active branch", async () => {
+        const store = await createStore();
+        await store.appendLog("crash", branchedLog.slice(0, 7));
+        await store.writeTranscript("crash", withBranches(buildTranscriptFile({ id: "crash", kept: [] }), 7, 3));
+        await store.appendLog("crash", branchedLog.slice(7));
+        const reading = await store.readChat("crash", everyBranch);
+        expect(reading).toMatchObject({ nextSeq: 9, leaf: 8 });
+        expect(seqsOf(reading.page)).toEqual([7, 8]);
+        expect(reading.tree.forks.map((fork) => fork.seq)).toEqual([4, 6, 7]);
+        expect(await store.readLog("crash")).toEqual(branchedLog);
+      });
+
+      it("should read today's log and transcript (no parents, no record of the tree) as one branch", async () => {
+        const store = await createStore();
+        const log = sampleLog();
+        await store.appendLog("today", log);
+        await store.writeTranscript("today", buildTranscriptFile({ id: "today", kept: log.slice(2) }));
+        const reading = await store.readChat("today", everyBranch);
+        expect(reading).toMatchObject({ nextSeq: 5, tree: { nextSeq: 5, forks: [] }, leaf: 4, keptFrom: 2 });
+        expect(reading.page).toEqual(log);
+        expect(reading.kept).toEqual(log.slice(2));
+        expect((await store.readChat("today", { branch: 1, ...everyBranch })).leaf).toBe(4);
+      });
+    });
+
     describe("given a failed call", () => {
       it("should not block the calls queued after it", async () => {
         const store = await createStore();
@@ -488,6 +575,24 @@ export function chatStoreContract(
         );
       });
     });
+
+    const openAgain = options.reopen ?? options.second;
+    if (openAgain !== undefined) {
+      describe("given a store opened again on the same storage", () => {
+        it("should read a branched chat's versions and its active leaf as the first wrote them", async () => {
+          const store = await createStore();
+          await store.appendLog("reopened", branchedLog);
+          const file = withBranches(buildTranscriptFile({ id: "reopened", kept: branchedLog.slice(0, 2) }), 9, 5);
+          await store.writeTranscript("reopened", file);
+          const second = await openAgain();
+          expect(await second.readLog("reopened")).toEqual(branchedLog);
+          const reading = await second.readChat("reopened", { page: { limit: 100 } });
+          expect(reading).toMatchObject({ nextSeq: 9, transcript: file, leaf: 5 });
+          expect(reading.page.map((message) => message.seq)).toEqual([0, 1, 4, 5]);
+          expect((await second.readChat("reopened", { branch: 7 })).kept.map((message) => message.seq)).toEqual([7, 8]);
+        });
+      });
+    }
 
     const { second: openSecond } = options;
     // Registered only where there is shared storage, so no store reports a skipped test.

@@ -1,7 +1,7 @@
 // A branched chat for the tests of the stores that keep one: its log, and its transcript's record of the tree.
 import type { ChatMessage } from "../../messages.js";
-import { type ForkEntry, forkOf } from "../../transcript/branch-tree.js";
-import type { TranscriptFile } from "../../transcript/transcript-file.js";
+import { type ForkEntry, forkOf } from "../branch-tree.js";
+import type { TranscriptFile } from "../transcript-file.js";
 
 const said = (seq: number, role: ChatMessage["role"], text: string, parent?: number): ChatMessage => ({
   seq,

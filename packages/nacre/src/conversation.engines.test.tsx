@@ -230,11 +230,16 @@ describe.each(enginesUnderTest)("useConversation on %s", (_name, makeEngine) => 
       const { engine } = await make([{ reply: "Hello." }]);
       const load = engine.loadChat.bind(engine);
       let loads = 0;
-      // The snapshot is read at once and arrives late: the turn below happens in between.
+      let turnEnded = () => {};
+      const afterTurn = new Promise<void>((resolve) => {
+        turnEnded = resolve;
+      });
+      // The first snapshot is read at once and arrives only after the turn below (not after a fixed delay, which
+      // a loaded machine outran): the turn happens in between.
       engine.loadChat = async (chatId, options) => {
         loads += 1;
         const snapshot = await load(chatId, options);
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        if (loads === 1) await afterTurn;
         return snapshot;
       };
       const { result } = renderHook(() => useConversation(), { wrapper: wrapperFor(engine, "late").wrapper });
@@ -242,6 +247,7 @@ describe.each(enginesUnderTest)("useConversation on %s", (_name, makeEngine) => 
         await engine.sendTurn({ chatId: "late", seq: 0, text: "hi" }).done;
       });
       expect(result.current.isLoading).toBe(true);
+      turnEnded();
       await waitFor(() => expect(result.current.messages).toHaveLength(2));
       // Once for the first load and once again after it, however many events came meanwhile.
       expect(loads).toBe(2);

@@ -37,7 +37,11 @@ describe("createNacreTransport on the remote engine (the engine handler over rea
     const loaded = nacreChatMessages(await engine.loadChat("resume"));
     expect(engine.isAnswering("resume")).toBe(true);
     const reloaded = new TestChat({ id: "resume", transport, messages: loaded });
-    await reloaded.resumeStream();
+    const resuming = reloaded.resumeStream();
+    // Once the new transport has reconnected, the rest of the answer may come at full speed (seconds otherwise).
+    await expect.poll(() => resumed.length, { timeout: 30_000 }).toBe(1);
+    server.fake.setChunkDelayMs(0);
+    await resuming;
     await expect.poll(() => reloaded.status, { timeout: 30_000 }).toBe("ready");
     expect(resumed).toEqual([true]);
 

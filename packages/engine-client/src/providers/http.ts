@@ -358,25 +358,31 @@ export function readSse(call: OpenCall): SseReader {
   };
 }
 
-/** Reads an open call's body as newline-delimited JSON lines (Ollama). */
+/**
+ * Reads an open call's body as newline-delimited JSON lines (Ollama). Each piece is searched for newlines once:
+ * the unfinished line is only appended to, never searched again, so a long line costs its length, not its
+ * length times its pieces.
+ */
 export async function* readLines(call: OpenCall): AsyncGenerator<string> {
-  let buffer = "";
+  let unfinished = "";
   let lines = 0;
   for await (const piece of call.chunks()) {
-    buffer += piece;
-    if (buffer.length > maximumEventChars && !buffer.includes("\n")) throw eventTooLarge(call, lines > 0);
-    let newline = buffer.indexOf("\n");
+    let start = 0;
+    let newline = piece.indexOf("\n");
     while (newline >= 0) {
-      const line = buffer.slice(0, newline).trim();
-      buffer = buffer.slice(newline + 1);
+      const line = (unfinished + piece.slice(start, newline)).trim();
+      unfinished = "";
+      start = newline + 1;
       if (line) {
         lines += 1;
         yield line;
       }
-      newline = buffer.indexOf("\n");
+      newline = piece.indexOf("\n", start);
     }
+    unfinished += piece.slice(start);
+    if (unfinished.length > maximumEventChars) throw eventTooLarge(call, lines > 0);
   }
-  if (buffer.trim()) yield buffer.trim();
+  if (unfinished.trim()) yield unfinished.trim();
 }
 
 /** Joins a base URL and a path with exactly one slash. */

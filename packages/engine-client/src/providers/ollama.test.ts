@@ -109,6 +109,18 @@ describe("createOllama", () => {
       });
     });
 
+    it("should read a long answer whole, its lines cut anywhere by the body's pieces", async () => {
+      // About 1,550 NDJSON lines (some 190 KB) in a row: the body arrives in pieces that end mid-line.
+      const text = Array.from({ length: 1_500 }, (_, index) => `word${index} `).join("");
+      const server = await start({ dialect: "ollama", models: [{ id: "m" }], chunkSize: 8, reply: { text } });
+      const adapter = createOllama({ baseURL: server.origin });
+      const parts = await collect(
+        adapter.streamChat({ model: "m", messages: [textMessage(0, "user", "hi")], contextWindow: 4096 }),
+      );
+      expect(parts.map((part) => (part.type === "text-delta" ? part.delta : "")).join("")).toBe(text);
+      expect(parts.at(-1)).toEqual({ type: "finish", reason: "stop" });
+    });
+
     it("should ask for the request's own contextWindow when given", async () => {
       const server = await start({ dialect: "ollama", models: [{ id: "m", advertisedWindow: 131_072 }] });
       const adapter = createOllama({ baseURL: server.origin });

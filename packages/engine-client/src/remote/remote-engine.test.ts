@@ -33,6 +33,9 @@ function remote(server: EngineServer, user: "alice" | "bob" = "alice"): Promise<
   return createRemoteEngine({ baseURL: server.baseURL, headers: bearer(user) });
 }
 
+/** The fake provider's pause between streamed pieces: slow enough for a test to interrupt or drop a turn. */
+const chunkDelayMs = 3;
+
 describe("createRemoteEngine against the engine handler over real HTTP", () => {
   let server: EngineServer;
   beforeAll(async () => {
@@ -42,7 +45,7 @@ describe("createRemoteEngine against the engine handler over real HTTP", () => {
         { id: "chat-big", window: 64_000, displayName: "Chat 64K" },
         { id: "cheap", window: 128_000, displayName: "Cheap Summariser" },
       ],
-      chunkDelayMs: 3,
+      chunkDelayMs,
       // Compared event for event with an engine in process: a fold ahead would land at a moment of its own on each.
       engine: { foldAhead: false },
     });
@@ -74,8 +77,16 @@ describe("createRemoteEngine against the engine handler over real HTTP", () => {
       }
       return all;
     };
-    const viaServer = await play(engine, "compare");
-    const local = await play(inProcess, "compare");
+    // Twelve turns and their folds, compared whole: nothing here needs a turn slow enough to interrupt, so the
+    // fake provider streams without the file's pause between pieces (about 5 s of sleeping otherwise).
+    server.fake.setChunkDelayMs(0);
+    const [viaServer, local] = await (async () => {
+      try {
+        return [await play(engine, "compare"), await play(inProcess, "compare")];
+      } finally {
+        server.fake.setChunkDelayMs(chunkDelayMs);
+      }
+    })();
     const flat = viaServer.flat();
     expect(flat.some((event) => event.type === "compacted")).toBe(true);
     expect(flat.some((event) => event.type === "healed")).toBe(true);

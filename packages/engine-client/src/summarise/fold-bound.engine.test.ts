@@ -28,6 +28,8 @@ describe("a huge answer folded (fault 4)", () => {
         { id: "chat", window: 128_000 },
         { id: "cheap", window: 128_000 },
       ],
+      // Streamed in pieces of 64 KB, not the default 16 characters: the fold is under test, not 190,000 deltas.
+      chunkSize: 64 * 1024,
       countTokens: (text) => (text.length > 200_000 ? Math.ceil(text.length / 4) : countTokens(text)),
       reply: script.reply,
     });
@@ -75,6 +77,7 @@ describe("a huge answer folded when no model writes a summary (#26)", () => {
         { id: "chat", window: 128_000 },
         { id: "cheap", window: 128_000 },
       ],
+      chunkSize: 64 * 1024,
       countTokens: (text) => Math.ceil(text.length / 4),
       // Every summariser request (told apart by its system message) is refused; the chat's answers are scripted.
       reply: (request) =>

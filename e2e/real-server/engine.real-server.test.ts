@@ -5,7 +5,7 @@
 // so the summaries it writes are kept. Every figure comes from the server's own record of each request.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { newlineToken, type StartedLlamaServer, startLlamaServer } from "../../scripts/llama-server.js";
-import { contentText, recognisedWindow, refusalOf } from "../../scripts/real-server-figures.js";
+import { contentText, recognisedWindow, refusalOf, serverWork } from "../../scripts/real-server-figures.js";
 import { type RealServerRow, realServerRows, runRealChat } from "../../scripts/real-server-run.js";
 import { roundRobinTurns } from "../../scripts/real-server-turns.js";
 
@@ -50,6 +50,14 @@ describe.each(windows)("a real llama-server with a %i-token window", (window) =>
       const chat = await runRealChat({ server, row, turns: roundRobinTurns(turnsAt[window] as number) });
       const { figures, turns } = chat;
       console.info(`[real-server] ${window} ${row}: ${JSON.stringify(figures)}`);
+      // Where each turn's time went, by the server's own timings (answers and summaries told apart).
+      for (const { record, exchanges } of turns) {
+        const of = (kind: string) => serverWork(exchanges.filter((exchange) => exchange.kind === kind));
+        console.info(
+          `[real-server] ${window} ${row} turn ${record.index}: ${(record.milliseconds / 1000).toFixed(1)} s, ` +
+            `answers ${JSON.stringify(of("chat"))}, summaries ${JSON.stringify(of("summary"))}`,
+        );
+      }
 
       // The window: createLlamaCpp (and pnpm serve, on the same adapter) read it from /props before the first
       // request; createOpenAI starts from the local default and learns it from a refusal that names it.

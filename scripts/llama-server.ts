@@ -120,7 +120,7 @@ export function llamaServerArgs(options: LlamaServerOptions & { readonly port: n
     String(options.port),
     "-c",
     String(options.window),
-    // One `--override-kv`, its values comma-separated: given twice, the server keeps only the last.
+    // One `--override-kv`, its values comma-separated: this llama.cpp deprecates giving it twice (and warns so).
     "--override-kv",
     [
       `llama.context_length=int:${options.window}`,

@@ -41,7 +41,7 @@ export interface LlamaServerOptions {
   readonly window: number;
   /** Ends every answer at this token (stories260K never stops by itself in chat format): {@link newlineToken}. */
   readonly endToken?: number;
-  /** `-n`: the most tokens an answer may have (a request's own `max_tokens` may lower it). Default: no cap. */
+  /** `-n`: the most tokens of an answer whose request names no `max_tokens` (one that names it, has that). Default: no cap. */
   readonly maxAnswerTokens?: number;
   /** `-np`: how many requests it serves at once (its slots). Default: the server's own (4 in this build). */
   readonly slots?: number;

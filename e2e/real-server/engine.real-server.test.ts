@@ -22,7 +22,7 @@ const rowsAt: Readonly<Record<number, readonly RealServerRow[]>> = {
   2048: realServerRows,
   8192: realServerRows,
 };
-/** `-n`: no answer is longer (the newline usually ends it first). */
+/** `-n`: the cap of a request that names no `max_tokens` (the engine's name theirs; the newline usually ends them first). */
 const maxAnswerTokens = 256;
 
 /** The windows this run covers: all three, or those `NACRE_REAL_SERVER_WINDOWS` names (`2048,8192`). */

@@ -41,7 +41,7 @@ export interface LlamaServerOptions {
   readonly window: number;
   /** Ends every answer at this token (stories260K never stops by itself in chat format): {@link newlineToken}. */
   readonly endToken?: number;
-  /** `-n`: the most tokens an answer may have (a request's own `max_tokens` may lower it). Default: no cap. */
+  /** `-n`: the most tokens of an answer whose request names no `max_tokens` (one that names it, has that). Default: no cap. */
   readonly maxAnswerTokens?: number;
   /** `-np`: how many requests it serves at once (its slots). Default: the server's own (4 in this build). */
   readonly slots?: number;
@@ -120,16 +120,23 @@ export function llamaServerArgs(options: LlamaServerOptions & { readonly port: n
     String(options.port),
     "-c",
     String(options.window),
+    // One `--override-kv`, its values comma-separated: this llama.cpp deprecates giving it twice (and warns so).
     "--override-kv",
-    `llama.context_length=int:${options.window}`,
+    [
+      `llama.context_length=int:${options.window}`,
+      ...(options.endToken === undefined ? [] : [`tokenizer.ggml.eos_token_id=int:${options.endToken}`]),
+    ].join(","),
     // One thread is 8–20× faster than two for this model on a shared 2-core machine (TOOLCHAIN).
     "-t",
     "1",
     "-tb",
     "1",
+    // Flash attention's "auto" turns it on, and its CPU kernel at this model's head size of 8 is 4–5× slower than
+    // the plain one once a prompt holds thousands of tokens (a 7,176-token prompt: 160 s on, 34 s off).
+    "-fa",
+    "off",
     "--no-webui",
   ];
-  if (options.endToken !== undefined) args.push("--override-kv", `tokenizer.ggml.eos_token_id=int:${options.endToken}`);
   if (options.maxAnswerTokens !== undefined) args.push("-n", String(options.maxAnswerTokens));
   if (options.slots !== undefined) args.push("-np", String(options.slots));
   return args;

@@ -81,6 +81,32 @@ export interface ChatFigures {
   readonly cacheShare: number;
   readonly secondsPerTurn: number;
   readonly medianSecondsPerTurn: number;
+  /** The server's own work for this chat's answer and summariser requests (their `timings`). */
+  readonly serverWork: ServerWork;
+}
+
+/** What the server did for some requests, by its own `timings`: where a chat's time went. */
+export interface ServerWork {
+  readonly requests: number;
+  /** Prompt tokens it processed (not read from its cache), and the milliseconds that took. */
+  readonly promptTokens: number;
+  readonly promptMs: number;
+  readonly predictedTokens: number;
+  readonly predictedMs: number;
+}
+
+/** Sums the server's `timings` of `exchanges`' answer and summariser requests. */
+export function serverWork(exchanges: readonly RecordedExchange[]): ServerWork {
+  const requests = exchanges.filter((exchange) => exchange.kind !== "other");
+  const total = (count: (timings: NonNullable<RecordedExchange["timings"]>) => number) =>
+    requests.reduce((sum, exchange) => sum + (exchange.timings ? count(exchange.timings) : 0), 0);
+  return {
+    requests: requests.length,
+    promptTokens: total((timings) => timings.prompt_n),
+    promptMs: Math.round(total((timings) => timings.prompt_ms ?? 0)),
+    predictedTokens: total((timings) => timings.predicted_n),
+    predictedMs: Math.round(total((timings) => timings.predicted_ms ?? 0)),
+  };
 }
 
 /**
@@ -156,5 +182,6 @@ export async function chatFigures(
     cacheShare: promptTokens === 0 ? 0 : cachedTokens / promptTokens,
     secondsPerTurn: seconds.reduce((sum, value) => sum + value, 0) / Math.max(1, seconds.length),
     medianSecondsPerTurn: median(seconds),
+    serverWork: serverWork(turns.flatMap(({ exchanges }) => exchanges)),
   };
 }

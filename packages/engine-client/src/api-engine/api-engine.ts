@@ -82,6 +82,8 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
       .catch((error: unknown) => parts.onError(error, { during: "fold-ahead", chatId }));
   });
   const foldAhead = options.foldAhead ?? true;
+  /** The fold ahead being planned after a chat's last turn: whether one runs (see `foldAheadPlanned`). */
+  const plans = new Map<string, Promise<boolean>>();
 
   /** A turn, then (when it answered) the fold the next turn would need, begun now in the background. */
   async function runTurnAndFoldAhead(turn: Turn): Promise<EngineEventOf<"turn-end">> {
@@ -93,13 +95,25 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     }
     if (foldAhead && ended.status === "done") {
       const { chatId } = turn;
-      // Planned in the chat's queue once the turn is over: the chat takes a new turn at once meanwhile.
-      void runner
-        .queued(chatId, async () => {
-          const rt = await chats.get(chatId);
-          ahead.start(rt, await sizeRequest(parts, rt));
-        })
-        .catch((error: unknown) => parts.onError(error, { during: "fold-ahead", chatId }));
+      // Planned in the chat's queue, after a macrotask: the turn's reader gets its `turn-end` first (the plan
+      // measures the whole chat), and the chat takes a new turn at once meanwhile.
+      const planned = new Promise<boolean>((resolve) => {
+        setTimeout(() => {
+          runner
+            .queued(chatId, async () => {
+              const rt = await chats.get(chatId);
+              return ahead.start(rt, await sizeRequest(parts, rt));
+            })
+            .then(resolve, (error: unknown) => {
+              parts.onError(error, { during: "fold-ahead", chatId });
+              resolve(false);
+            });
+        }, 0);
+      });
+      plans.set(chatId, planned);
+      void planned.then(() => {
+        if (plans.get(chatId) === planned) plans.delete(chatId);
+      });
     }
     return ended;
   }
@@ -214,6 +228,9 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     },
     stopFoldAhead(chatId: string): boolean {
       return ahead.cancel(chatId);
+    },
+    async foldAheadPlanned(chatId: string): Promise<boolean> {
+      return (await plans.get(chatId)) ?? ahead.pending(chatId);
     },
   };
 

@@ -126,7 +126,8 @@ function remoteEngine(
    * the last listener goes.
    */
   function followAfterTurn(chatId: string, lastId: string | null): void {
-    if (capabilities.eventsUntilIdle !== true || listeners === 0 || lastId === null || followedFolds.has(chatId)) return;
+    if (capabilities.eventsUntilIdle !== true || listeners === 0 || lastId === null || followedFolds.has(chatId))
+      return;
     const controller = new AbortController();
     followedFolds.set(chatId, controller);
     followFoldAhead(http, chatId, lastId, controller.signal, events.emit)

@@ -283,13 +283,10 @@ async function* untilIdle(
     const { cursor } = await context.turns.activity(key);
     return cursor === null ? -1 : Number(cursor);
   };
-  idle().then(
-    (cursor) => {
-      end = cursor;
-      if (cursor <= last) stop();
-    },
-    stop,
-  );
+  idle().then((cursor) => {
+    end = cursor;
+    if (cursor <= last) stop();
+  }, stop);
   try {
     for await (const numbered of context.turns.follow(key, after, following.signal)) {
       yield numbered;

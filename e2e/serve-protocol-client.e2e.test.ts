@@ -146,6 +146,35 @@ describe("an independent client of the wire protocol, against pnpm serve", () =>
     expect(textOf(all)).toBe(page.messages[1]?.parts[0]?.text);
   });
 
+  it("should hear a fold ahead of the need after its turn on GET /events?until=idle, which ends once the chat is idle", async () => {
+    const capabilities = await get("/capabilities", "alice-token-1");
+    expect(capabilities.eventsUntilIdle).toBe(true);
+    const words = Array.from({ length: 900 }, (_, index) => `word${index % 97}`).join(" ");
+    /** What `until=idle` gives after the turn's last event: it ends by itself (the test would hang otherwise). */
+    const afterTurn = async (lastId: string) => {
+      const events: Json[] = [];
+      const response = await fetch(`${base()}/chats/ahead/events?until=idle`, {
+        headers: { ...auth("alice-token-1"), "last-event-id": lastId },
+      });
+      for await (const message of sse(response)) events.push(JSON.parse(message.data) as Json);
+      return events;
+    };
+    // Long turns on the 8K model until one leaves the next turn due to fold: the fold comes after its turn-end.
+    let heard: Json[] = [];
+    for (let seq = 0; seq < 20 && heard.length === 0; seq += 2) {
+      const turn = await readToEnd(
+        await post("/chats/ahead/turns", "alice-token-1", { seq, text: `${seq} ${words}`, model: "chat-8k" }),
+      );
+      expect(turn.at(-1)?.event).toMatchObject({ type: "turn-end", status: "done" });
+      heard = await afterTurn(turn.at(-1)?.id as string);
+    }
+    expect(heard.map((event) => event.type)).toContain("compacting");
+    expect(heard.map((event) => event.type)).toContain("compacted");
+    expect(heard.every((event) => event.type !== "turn-start")).toBe(true);
+    const page = (await get("/chats/ahead?model=chat-8k", "alice-token-1")).snapshot as { summary: Json | null };
+    expect(page.summary).not.toBeNull();
+  });
+
   it("should abort a running answer, and go on serving", async () => {
     const words = Array.from({ length: 400 }, (_, index) => `point ${index}`).join(", ");
     const response = await post("/chats/stop/turns", "bob-token-22", { seq: 0, text: words });

@@ -34,9 +34,10 @@ const ceiling = (totals: PolicyTotals) => 1 - totals.newTokens / totals.inputTok
 const sweptTunings: readonly Required<OursTuning>[] = [
   // The ADR: folds to half the budget, only when over it.
   { foldShare: 0.5, earlyFoldShare: 1, summaryChars: standInSummaryChars, roomShare: 0.5, reserveShare: 0.45 },
+  // Below a 50,000-token budget, the default.
   { foldShare: 0.3, earlyFoldShare: 1, summaryChars: standInSummaryChars, roomShare: 0.5, reserveShare: 0.45 },
   { foldShare: 0.5, earlyFoldShare: 0.85, summaryChars: standInSummaryChars, roomShare: 0.5, reserveShare: 0.45 },
-  // Below a 50,000-token budget, the default.
+  // The default below 50,000 before #26.
   { foldShare: 0.3, earlyFoldShare: 0.85, summaryChars: standInSummaryChars, roomShare: 0.5, reserveShare: 0.45 },
   { foldShare: 0.2, earlyFoldShare: 0.85, summaryChars: standInSummaryChars, roomShare: 0.5, reserveShare: 0.45 },
   { foldShare: 0.3, earlyFoldShare: 0.7, summaryChars: standInSummaryChars, roomShare: 0.5, reserveShare: 0.45 },

@@ -136,6 +136,12 @@ export interface ContextCapability {
    * nothing, and says `compaction-skipped`. False when none runs. Present on engines that fold ahead.
    */
   stopFoldAhead?(chatId: string): boolean;
+  /**
+   * Resolves once the engine has planned the fold ahead of the need after the chat's last turn (it plans it just
+   * after the turn's `turn-end` went out): true when a fold ahead runs (its `compacting` has gone out), false when
+   * none does. Present on engines that fold ahead.
+   */
+  foldAheadPlanned?(chatId: string): Promise<boolean>;
 }
 
 /** Options of {@link BranchCapability.selectBranch}. */

@@ -82,24 +82,54 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
       .catch((error: unknown) => parts.onError(error, { during: "fold-ahead", chatId }));
   });
   const foldAhead = options.foldAhead ?? true;
+  /** The fold ahead being planned after a chat's last turn: whether one runs (see `foldAheadPlanned`). */
+  const plans = new Map<string, Promise<boolean>>();
+  /** How many turns began on each chat, so that a plan knows whether a turn came since the one it follows. */
+  const turnsBegun = new Map<string, number>();
 
   /** A turn, then (when it answered) the fold the next turn would need, begun now in the background. */
   async function runTurnAndFoldAhead(turn: Turn): Promise<EngineEventOf<"turn-end">> {
+    const { chatId } = turn;
+    const turnNumber = (turnsBegun.get(chatId) ?? 0) + 1;
+    turnsBegun.set(chatId, turnNumber);
+    const forget = () => {
+      if (turnsBegun.get(chatId) === turnNumber) turnsBegun.delete(chatId);
+    };
     let ended: EngineEventOf<"turn-end">;
     try {
       ended = await runTurn(turn);
+    } catch (error) {
+      forget();
+      throw error;
     } finally {
-      ahead.leaveTurn(turn.chatId);
+      ahead.leaveTurn(chatId);
     }
-    if (foldAhead && ended.status === "done") {
-      const { chatId } = turn;
-      // Planned in the chat's queue once the turn is over: the chat takes a new turn at once meanwhile.
-      void runner
-        .queued(chatId, async () => {
-          const rt = await chats.get(chatId);
-          ahead.start(rt, await sizeRequest(parts, rt));
-        })
-        .catch((error: unknown) => parts.onError(error, { during: "fold-ahead", chatId }));
+    if (!foldAhead || ended.status !== "done") forget();
+    else {
+      // Planned in the chat's queue, after a macrotask: the turn's reader gets its `turn-end` first (the plan
+      // measures the whole chat), and the chat takes a new turn at once meanwhile.
+      const planned = new Promise<boolean>((resolve) => {
+        setTimeout(() => {
+          runner
+            .queued(chatId, async () => {
+              // A turn begun since (sent the moment this one ended) plans its own, after its answer: this plan would
+              // only hold that answer's `turn-end` back, in the queue right behind it.
+              if (turnsBegun.get(chatId) !== turnNumber) return ahead.pending(chatId);
+              const rt = await chats.get(chatId);
+              return ahead.start(rt, await sizeRequest(parts, rt));
+            })
+            .then(resolve, (error: unknown) => {
+              parts.onError(error, { during: "fold-ahead", chatId });
+              resolve(false);
+            });
+        }, 0);
+      });
+      plans.set(chatId, planned);
+      void planned.then(() => {
+        if (plans.get(chatId) === planned) plans.delete(chatId);
+        // No turn since: nothing to tell apart any more (plans are made in the order their turns ended).
+        forget();
+      });
     }
     return ended;
   }
@@ -214,6 +244,9 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     },
     stopFoldAhead(chatId: string): boolean {
       return ahead.cancel(chatId);
+    },
+    async foldAheadPlanned(chatId: string): Promise<boolean> {
+      return (await plans.get(chatId)) ?? ahead.pending(chatId);
     },
   };
 

@@ -94,8 +94,9 @@ export interface FoldsAhead {
   /**
    * After a turn ended: when the next turn would have to fold, starts that fold now, in the background, unless
    * one runs. `queued` applies its result in the chat's queue once it is written (when no turn took it before).
+   * True when a fold ahead runs now (its `compacting` has gone out).
    */
-  start(rt: ChatRuntime, size: Sizing): void;
+  start(rt: ChatRuntime, size: Sizing): boolean;
   /**
    * A turn begins on the chat: its stream hears a fold ahead applied since the last turn, and a running one. When
    * `mustFold` (the turn cannot fit
@@ -187,9 +188,9 @@ export function createFoldsAhead(
 
   return {
     start(rt, size) {
-      if (folds.has(rt.chatId)) return;
+      if (folds.has(rt.chatId)) return true;
       const planned = planFoldAhead(rt, size);
-      if (!planned) return;
+      if (!planned) return false;
       const { chatId } = rt;
       const controller = new AbortController();
       const reason: CompactionReason = planned.reason ?? "budget";
@@ -230,6 +231,7 @@ export function createFoldsAhead(
         fold.written = true;
         if (!fold.settled) applyInQueue(chatId, (current) => apply(fold, current, false).then(() => undefined));
       });
+      return true;
     },
     async joinTurn(turn, rt, mustFold, signal) {
       const folded = landed.get(turn.chatId);

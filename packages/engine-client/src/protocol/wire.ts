@@ -19,6 +19,11 @@ export interface WireCapabilities {
    * ones, and `POST /chats/{id}/branch` selects one). Absent from servers before it was sent: false.
    */
   readonly branches?: boolean;
+  /**
+   * Whether `GET /chats/{id}/events` takes `until=idle` (the stream ends once the chat is idle: how a client hears
+   * a fold ahead of the need after its turn). Absent from servers before it was sent: false.
+   */
+  readonly eventsUntilIdle?: boolean;
 }
 
 /** `GET /models`. */

@@ -6,7 +6,7 @@ export interface RemoteHttp {
   /** Sends a request to `path` under the base URL, with the host's headers. */
   request(
     path: string,
-    init?: { method?: string; body?: unknown; headers?: Record<string, string> },
+    init?: { method?: string; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal },
   ): Promise<Response>;
   /** A JSON answer, or the server's problem as an error. */
   getJson<T>(path: string, init?: { method?: string; body?: unknown }): Promise<T>;
@@ -35,6 +35,7 @@ export function createRemoteHttp(
         method: init.method ?? (hasBody ? "POST" : "GET"),
         headers: { ...extra, ...(hasBody ? { "content-type": "application/json" } : {}), ...init.headers },
         ...(hasBody ? { body: JSON.stringify(init.body) } : {}),
+        ...(init.signal ? { signal: init.signal } : {}),
         cache: "no-store",
       });
     },

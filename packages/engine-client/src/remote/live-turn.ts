@@ -76,3 +76,31 @@ async function resume(http: RemoteHttp, chatId: string, live: LiveTurn): Promise
   if (!response.ok) throw await problemError(response);
   return response;
 }
+
+/** What a fold ahead of the need sends after the turn before it. */
+const foldEvents = new Set<EngineEvent["type"]>(["compacting", "compacted", "compaction-skipped", "health-note"]);
+
+/**
+ * Reads `GET /events?until=idle` after a turn's last event `after`, handing a fold ahead's events that follow the
+ * turn to `send`, until the server says the chat is idle (the fold ended, or none followed), another turn begins
+ * (its reader shows it), or `signal` aborts.
+ */
+export async function followFoldAhead(
+  http: RemoteHttp,
+  chatId: string,
+  after: string,
+  signal: AbortSignal,
+  send: (event: EngineEvent) => void,
+): Promise<void> {
+  const response = await http.request(chatPath(chatId, "/events?until=idle"), {
+    headers: { "last-event-id": after },
+    signal,
+  });
+  if (!response.ok) throw await problemError(response);
+  for await (const message of readEventStream(response.body as ReadableStream<Uint8Array>)) {
+    if (message.data === "" || signal.aborted) continue;
+    const event = JSON.parse(message.data) as EngineEvent;
+    if (event.type === "turn-start") return;
+    if (foldEvents.has(event.type)) send(event);
+  }
+}

@@ -32,7 +32,7 @@ import {
 } from "../protocol/wire.js";
 import { type ChatDirectory, checkedTitle } from "../transcript/chat-directory.js";
 import { chatPath, createRemoteHttp, type HeadersOption, problemError, type RemoteHttp } from "./http.js";
-import { type LiveTurn, readTurn } from "./live-turn.js";
+import { followFoldAhead, type LiveTurn, readTurn } from "./live-turn.js";
 
 /** Options of {@link createRemoteEngine}. */
 export interface RemoteEngineOptions {
@@ -70,6 +70,11 @@ export interface RemoteEngine extends Engine {
    * (a reload mid-answer), whose events reach `subscribe` listeners until its `turn-end`.
    */
   isAnswering(chatId: string): boolean;
+  /**
+   * Stops following the folds ahead of the need this engine hears between turns (closes those connections); turns
+   * and everything else go on working.
+   */
+  dispose(): void;
 }
 
 const pageSize = 1_000;
@@ -104,6 +109,34 @@ function remoteEngine(
   const reading = new Map<string, LiveTurn>();
   const modelQuery = model !== undefined ? `model=${encodeURIComponent(model)}` : "";
   const withModel = (path: string) => (modelQuery ? `${path}${path.includes("?") ? "&" : "?"}${modelQuery}` : path);
+  /** Folds ahead followed after a turn, by chat (see `followAfterTurn`). */
+  const followedFolds = new Map<string, AbortController>();
+  let listeners = 0;
+
+  function stopFollowing(chatId?: string): void {
+    for (const [followed, controller] of followedFolds) {
+      if (chatId === undefined || followed === chatId) controller.abort();
+    }
+  }
+
+  /**
+   * After a turn read to its end: a fold ahead of the need the server begins after it is heard live (its
+   * `compacting`, then `compacted`), so that a divider shows with no new turn. Only while something listens, one
+   * connection a chat, ended by the server once the chat is idle, by this engine's next turn of the chat, or when
+   * the last listener goes.
+   */
+  function followAfterTurn(chatId: string, lastId: string | null): void {
+    if (capabilities.eventsUntilIdle !== true || listeners === 0 || lastId === null || followedFolds.has(chatId))
+      return;
+    const controller = new AbortController();
+    followedFolds.set(chatId, controller);
+    followFoldAhead(http, chatId, lastId, controller.signal, events.emit)
+      // A broken follow loses nothing: the fold shows at the chat's next turn or load, as on an older server.
+      .catch(() => undefined)
+      .finally(() => {
+        if (followedFolds.get(chatId) === controller) followedFolds.delete(chatId);
+      });
+  }
 
   /** Reads a turn from the server to its end: from `first`, or from the event after `lastId`. */
   async function read(
@@ -115,7 +148,9 @@ function remoteEngine(
     const liveTurn: LiveTurn = { lastId, events: [] };
     reading.set(chatId, liveTurn);
     try {
-      return await readTurn(http, chatId, liveTurn, first, send);
+      const ended = await readTurn(http, chatId, liveTurn, first, send);
+      if (ended.status === "done") followAfterTurn(chatId, liveTurn.lastId);
+      return ended;
     } finally {
       // The runner lets one turn of a chat run at a time: this read is the chat's only one.
       reading.delete(chatId);
@@ -125,6 +160,8 @@ function remoteEngine(
   /** The turn body: the server runs the turn; a refusal (a stale seq, a busy chat there) rejects it. */
   async function runTurn(turn: Turn): Promise<EngineEventOf<"turn-end">> {
     const { chatId, abortSignal, ...fields } = turn.input;
+    // This turn's stream carries a fold ahead still running from here on.
+    stopFollowing(chatId);
     let started = false;
     const stop = () => {
       if (started) void http.request(chatPath(chatId, "/abort"), { method: "POST" }).catch(() => undefined);
@@ -240,7 +277,20 @@ function remoteEngine(
     },
 
     sendTurn: (input) => runner.start(input, runTurn),
-    subscribe: events.subscribe,
+    subscribe(listener) {
+      listeners += 1;
+      const unsubscribe = events.subscribe(listener);
+      let subscribed = true;
+      return () => {
+        if (!subscribed) return;
+        subscribed = false;
+        listeners -= 1;
+        unsubscribe();
+        // Nobody listens any more: no connection is held for folds nobody would see.
+        if (listeners === 0) stopFollowing();
+      };
+    },
+    dispose: () => stopFollowing(),
 
     async listModels() {
       return (await http.getJson<WireModels>("/models")).models;

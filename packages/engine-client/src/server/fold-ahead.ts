@@ -2,11 +2,16 @@ import type { Engine } from "../engine.js";
 import type { EngineEvent } from "../events.js";
 import type { ChatKey, ChatLease, RunningTurns } from "./running-turns.js";
 
-/** A fold ahead running in one of this handler's engines: the chat's next turn goes to that engine. */
+/**
+ * A fold ahead planned or running in one of this handler's engines: the chat's next turn goes to that engine.
+ * Entered once the turn before it has given its lease up, before its `turn-end` goes out.
+ */
 export interface FoldAheadEntry {
   readonly engine: Engine;
   /** A turn of the chat goes to this engine: the lease it takes over is no reason to stop the fold. */
   handOver(): void;
+  /** Resolves once no fold ahead follows the turn, or the one that did has ended (its lease given up). */
+  readonly ended: Promise<void>;
 }
 
 /** The folds ahead running in this handler's engines, by chat. */
@@ -47,11 +52,15 @@ export function watchFoldAhead(
   let handedOver = false;
   let lease: ChatLease | null = null;
   const held: EngineEvent[] = [];
+  let ended: () => void = () => undefined;
   const entry: FoldAheadEntry = {
     engine,
     handOver() {
       handedOver = true;
     },
+    ended: new Promise<void>((resolve) => {
+      ended = resolve;
+    }),
   };
 
   const finish = () => {
@@ -61,7 +70,8 @@ export function watchFoldAhead(
     if (folds.get(name) === entry) folds.delete(name);
     const holding = lease;
     lease = null;
-    void holding?.release().catch(onError);
+    if (!holding) ended();
+    else void holding.release().catch(onError).finally(ended);
   };
 
   const record = (event: EngineEvent) => {
@@ -92,7 +102,6 @@ export function watchFoldAhead(
     // Another took the chat meanwhile (a turn, on this instance or another): the fold is not this handler's to hold.
     if (!taken) return finish();
     lease = taken;
-    folds.set(name, entry);
     taken.abortSignal.addEventListener(
       "abort",
       () => {
@@ -109,15 +118,21 @@ export function watchFoldAhead(
     /** The turn never started (refused): nothing to watch. */
     stop: finish,
     turnSettled() {
-      // The engine plans its fold ahead just after the turn, in the chat's queue: by the next task it has begun.
-      setTimeout(() => {
-        if (finished) return;
-        if (held.length === 0) return finish();
-        holdTheChat().catch((error: unknown) => {
+      const planned = engine.capabilities.context?.foldAheadPlanned?.(key.chatId);
+      if (finished || !planned) return finish();
+      // Known here before the turn's `turn-end` goes out: a `GET …/events?until=idle` waits for the plan.
+      folds.set(name, entry);
+      // The engine plans its fold ahead after the turn's end, when it will: the chat is held once one runs.
+      planned
+        .then((running) => {
+          if (finished) return;
+          if (!running && held.length === 0) return finish();
+          return holdTheChat();
+        })
+        .catch((error: unknown) => {
           onError(error);
           finish();
         });
-      }, 0);
     },
   };
 }

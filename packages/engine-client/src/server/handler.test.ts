@@ -113,7 +113,12 @@ describe("the engine handler over real HTTP, endpoint by endpoint", () => {
       engine: { id: "api", displayName: "OpenRouter (fake)" },
       context: true,
       branches: true,
+      eventsUntilIdle: true,
     });
+    // `until` names when a follow ends: only `idle` is known.
+    const unknown = await call(server, "/chats/c1/events?until=soon");
+    expect(unknown.status).toBe(400);
+    expect(await problemOf(unknown)).toMatchObject({ type: "urn:conch:problem:bad-request" });
   });
 
   it("GET /models should list the ready models with their windows", async () => {

@@ -24,7 +24,7 @@ import { readJsonBody } from "./body.js";
 import { type Context, checkModel, engineOf, json, keyOf, type Route, takePlace } from "./context.js";
 import { foldAheadFor } from "./fold-ahead.js";
 import { fail } from "./problems.js";
-import type { ChatActivity } from "./running-turns.js";
+import type { ChatActivity, ChatKey, NumberedEvent } from "./running-turns.js";
 import {
   branchRequestSchema,
   compactRequestSchema,
@@ -99,6 +99,7 @@ async function getCapabilities(context: Context): Promise<Response> {
     engine: { id: engine.id, displayName: engine.displayName },
     context: hasContext(engine),
     branches: hasBranches(engine),
+    eventsUntilIdle: true,
   };
   return json(context, body);
 }
@@ -240,16 +241,62 @@ async function renameChat(context: Context, chatId: string): Promise<Response> {
 async function getEvents(context: Context, chatId: string): Promise<Response> {
   const after = context.request.headers.get("last-event-id") ?? context.url.searchParams.get("after");
   if (after !== null && !/^[\w.:-]{1,100}$/.test(after)) fail("bad-request", 400, { detail: "Not an event id." });
+  const until = context.url.searchParams.get("until");
+  if (until !== null && until !== "idle") fail("bad-request", 400, { detail: "until is idle or absent." });
   const release = takePlace(context, "streams");
   const controller = new AbortController();
   context.request.signal.addEventListener("abort", () => controller.abort(), { once: true });
-  return eventStreamResponse(context.turns.follow(keyOf(context, chatId), after, controller.signal), {
+  const key = keyOf(context, chatId);
+  const events =
+    until === "idle"
+      ? untilIdle(context, key, after, controller.signal)
+      : context.turns.follow(key, after, controller.signal);
+  return eventStreamResponse(events, {
     controller,
     endAtTurnEnd: false,
     redact: context.redact,
     headers: context.headers,
     onClose: release,
   });
+}
+
+/**
+ * `GET …/events?until=idle`: the chat's events after `after` while something holds it (a turn, a fold on request,
+ * a fold ahead of the need, or one this handler's engine is about to plan after a turn), ending once it is idle
+ * and every event recorded before that has gone out: a page hears a fold ahead that follows its turn, and holds
+ * no connection once there is none.
+ */
+async function* untilIdle(
+  context: Context,
+  key: ChatKey,
+  after: string | null,
+  signal: AbortSignal,
+): AsyncGenerator<NumberedEvent> {
+  const following = new AbortController();
+  const stop = () => following.abort();
+  signal.addEventListener("abort", stop, { once: true });
+  let last = after !== null && /^\d+$/.test(after) ? Number(after) : -1;
+  let end: number | null = null;
+  const idle = async (): Promise<number> => {
+    await foldAheadFor(context.foldsAhead, key, undefined)?.ended;
+    await context.turns.settled(key, following.signal);
+    const { cursor } = await context.turns.activity(key);
+    return cursor === null ? -1 : Number(cursor);
+  };
+  idle().then((cursor) => {
+    end = cursor;
+    if (cursor <= last) stop();
+  }, stop);
+  try {
+    for await (const numbered of context.turns.follow(key, after, following.signal)) {
+      yield numbered;
+      last = Number(numbered.id);
+      if (end !== null && last >= end) return;
+    }
+  } finally {
+    signal.removeEventListener("abort", stop);
+    stop();
+  }
 }
 
 async function postAbort(context: Context, chatId: string): Promise<Response> {

@@ -108,10 +108,11 @@ describe("examples/ai-sdk-chat: versions (edit, regenerate, the picker) in Chrom
   });
 
   it("should edit the 3rd message of a chat folded twice, regenerate twice, move between every version, and keep them across a reload", async () => {
-    // Up to 40 real turns, until the chat has folded twice.
+    // Up to 40 real turns (the recorded ones, again and again), until the chat has folded twice.
     const sent: string[] = [];
     const summaries: string[] = [];
-    for (const turn of turns.slice(0, 40)) {
+    for (let index = 0; index < 40; index++) {
+      const turn = turns[index % turns.length] ?? "";
       await send(turn);
       sent.push(turn);
       const summary = fake.lastRequest()?.summary ?? null;

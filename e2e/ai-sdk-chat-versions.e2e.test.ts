@@ -51,7 +51,10 @@ describe("examples/ai-sdk-chat: versions (edit, regenerate, the picker) in Chrom
   const chatBodies = () => chatModelBodies(fake);
 
   async function ready() {
-    await page.getByRole("button", { name: "Send", exact: true }).last().waitFor(patient);
+    const sendButton = page.locator("[data-nacre-composer-submit]");
+    await expect
+      .poll(async () => (await sendButton.textContent()) === "Send" && (await sendButton.isEnabled()), patient)
+      .toBe(true);
     await expect.poll(() => page.locator("[data-nacre-pending]").count(), patient).toBe(0);
   }
 

@@ -103,7 +103,10 @@ function Chat({
   const [editing, setEditing] = useState<{ readonly id: string; readonly text: string } | null>(null);
   // Each message's versions, by its UI id, from the engine's snapshot of the active branch.
   const [siblings, setSiblings] = useState<ReadonlyMap<string, Versions>>(new Map());
-  const [choosing, setChoosing] = useState(false);
+  // A version is being chosen, or the log read back after one was made: nothing is sent meanwhile.
+  const [switching, setSwitching] = useState(false);
+  // The turn running is an edit or a regenerate: the page shows its message under the id of the one it replaced.
+  const versionTurn = useRef(false);
   const readVersions = useCallback(async () => {
     if (versions) setSiblings(versionsOf(await engine.loadChat(chatId)));
   }, [versions, engine, chatId]);
@@ -125,10 +128,12 @@ function Chat({
       if (part.type === "data-nacre-health") setNote(part.data.text);
     },
     // A stopped answer keeps what the engine wrote: read the chat back, so the next seq follows it.
+    // A new version (an edit, another answer) is read back too: the log names it by its own seq, and the picker
+    // counts it.
     onFinish: ({ isAbort }) => {
-      if (isAbort) void loadMessages(chatId).then(setMessages);
-      // An edit or another answer is a new version: the picker counts it.
-      void readVersions();
+      if (isAbort || versionTurn.current) void showLog();
+      else void readVersions();
+      versionTurn.current = false;
       // The list reads the chat's title (its first words) and its new place.
       void onTurnEnd();
     },
@@ -136,28 +141,29 @@ function Chat({
   const divider = nacreDivider(messages);
   // The last answer's, live or loaded: the meter keeps its figure across a reload.
   const usage = messages.findLast((message) => message.metadata?.contextUsage)?.metadata?.contextUsage ?? null;
-  const busy = status === "submitted" || status === "streaming" || choosing;
+  const busy = status === "submitted" || status === "streaming";
+  const waiting = busy || switching;
   const { scroller, atEnd, toEnd } = useFollow(messages);
   const last = messages.at(-1);
   const cutOff = status === "ready" && last?.role === "assistant" && last.metadata?.finishReason === "length";
 
-  /** Makes the branch through the message at `seq` active on the server, then shows it. */
-  async function choose(seq: number) {
-    setChoosing(true);
+  /** The chat as the log keeps it, its versions counted: after a stop, a new version, or a switch. */
+  async function showLog(select?: number) {
+    setSwitching(true);
     try {
       const branches = engine.capabilities.branches;
-      if (!branches) return;
-      setSiblings(versionsOf(await branches.selectBranch(chatId, seq)));
-      // The route's messages of that branch: the same ids and metadata (the next seq) as a turn's.
-      setMessages(await loadMessages(chatId));
+      if (select !== undefined && branches) setSiblings(versionsOf(await branches.selectBranch(chatId, select)));
+      // The route's messages of the active branch: the same ids and metadata (the next seq) as a turn's.
+      const [loaded] = await Promise.all([loadMessages(chatId), select === undefined ? readVersions() : null]);
+      setMessages(loaded);
     } finally {
-      setChoosing(false);
+      setSwitching(false);
     }
   }
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    if (!input.trim() || busy) return;
+    if (!input.trim() || waiting) return;
     // The person's own message brings them to the end, to read the answer as it comes.
     toEnd();
     void sendMessage({ text: input });
@@ -190,8 +196,9 @@ function Chat({
                     data-nacre-message-editor=""
                     onSubmit={(event) => {
                       event.preventDefault();
-                      if (!editing.text.trim() || busy) return;
+                      if (!editing.text.trim() || waiting) return;
                       setEditing(null);
+                      versionTurn.current = true;
                       void sendMessage({ text: editing.text, messageId: message.id });
                     }}
                   >
@@ -245,7 +252,7 @@ function Chat({
                       <button
                         type="button"
                         data-nacre-message-edit=""
-                        disabled={busy}
+                        disabled={waiting}
                         onClick={() => setEditing({ id: message.id, text: textOf(message) })}
                       >
                         Edit
@@ -255,13 +262,20 @@ function Chat({
                       <button
                         type="button"
                         data-nacre-message-regenerate=""
-                        disabled={busy}
-                        onClick={() => void regenerate({ messageId: message.id })}
+                        disabled={waiting}
+                        onClick={() => {
+                          versionTurn.current = true;
+                          void regenerate({ messageId: message.id });
+                        }}
                       >
                         Regenerate
                       </button>
                     )}
-                    <VersionPicker versions={siblings.get(message.id)} disabled={busy} onChoose={choose} />
+                    <VersionPicker
+                      versions={siblings.get(message.id)}
+                      disabled={waiting}
+                      onChoose={(seq) => showLog(seq)}
+                    />
                   </div>
                 ) : null}
               </div>
@@ -316,7 +330,7 @@ function Chat({
             Stop
           </button>
         ) : (
-          <button type="submit" data-nacre-composer-submit="">
+          <button type="submit" data-nacre-composer-submit="" disabled={switching}>
             Send
           </button>
         )}

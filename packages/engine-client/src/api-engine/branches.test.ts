@@ -62,18 +62,21 @@ async function engineOverFakeProvider(
   });
   servers.push(server);
   const provider = createProvider("openrouter", { baseURL: server.baseURL, local: false, cheapestModel: "cheap" });
-  const engine = createApiEngine({
-    provider,
-    model: "chat",
-    store,
-    systemPrompt: "You are a helpful assistant.",
-    // Folds happen in the turn that needs them, so two chats fold at the same turns.
-    foldAhead: false,
-    now: () => 1_000,
-    ...extra,
-  });
+  /** Another engine over the same store and provider (as a server builds one per request). */
+  const another = () =>
+    createApiEngine({
+      provider,
+      model: "chat",
+      store,
+      systemPrompt: "You are a helpful assistant.",
+      // Folds happen in the turn that needs them, so two chats fold at the same turns.
+      foldAhead: false,
+      now: () => 1_000,
+      ...extra,
+    });
+  const engine = another();
   if (!hasBranches(engine)) throw new Error("the API engine declares branches");
-  return { server, engine, branches: engine.capabilities.branches as BranchCapability };
+  return { server, engine, branches: engine.capabilities.branches as BranchCapability, another };
 }
 
 const question = (index: number) => `Question ${index}: ${"please explain the next step in detail ".repeat(14)}`;
@@ -428,5 +431,78 @@ describe("a fold ahead on a branch", () => {
     // And the other branch never took the first's: its own summary, of its own words, or none.
     const other = await branches.selectBranch("a", nextSeq);
     expect(other.summary?.text ?? "").not.toContain("Question 5");
+  });
+});
+
+describe("an edit of the 3rd message of a chat folded twice, over an engine per turn", () => {
+  /**
+   * How the chat begins: `before`, with turns alike (both folds come after the 3rd message); `held`, with a long
+   * first message (as a recorded chat's first, pasted, often is), held to the room a first turn has, and folded
+   * after the 3rd message; `between`, folded on request after the 2nd turn, so that the first fold comes before.
+   */
+  type Start = "before" | "held" | "between";
+  const firstRepeats: Record<Start, number> = { before: 1, held: 22, between: 1 };
+  /** After the 2nd turn of a chat begun `between`, the person folds it (the engine keeps the last turn). */
+  async function foldOnRequest(engine: Engine, chatId: string, turn: number, start: Start) {
+    if (start !== "between" || turn !== 1) return;
+    const folded = await engine.capabilities.context?.compact(chatId);
+    expect(folded?.status).toBe("compacted");
+  }
+  const words = (turn: number, start: Start) => (turn === 0 ? question(0).repeat(firstRepeats[start]) : question(turn));
+
+  /** The chat played until it has folded twice, a new engine over the store for every turn. */
+  async function foldedTwice(store: ChatStore, start: Start, extra: Partial<ApiEngineOptions>) {
+    const over = await engineOverFakeProvider(store, reply, extra);
+    const summaries: string[] = [];
+    for (let turn = 0; summaries.length < 2; turn++) {
+      expect(turn).toBeLessThan(30);
+      const engine = over.another();
+      await send(engine, { chatId: "e", seq: turn * 2, text: words(turn, start) });
+      await foldOnRequest(engine, "e", turn, start);
+      const summary = (await engine.loadChat("e")).summary?.text;
+      if (summary !== undefined && summary !== summaries.at(-1)) summaries.push(summary);
+    }
+    return { ...over, summaries };
+  }
+
+  /** What a linear chat of the branch alone is sent for the edited message: its first two turns, then the edit. */
+  async function linearRequest(start: Start): Promise<unknown> {
+    const linear = await engineOverFakeProvider();
+    for (let turn = 0; turn < 2; turn++) {
+      await send(linear.engine, { chatId: "l", seq: turn * 2, text: words(turn, start) });
+      await foldOnRequest(linear.engine, "l", turn, start);
+    }
+    await send(linear.engine, { chatId: "l", seq: 4, text: "Edited: let us take another way" });
+    return chatBodies(linear.server).at(-1);
+  }
+
+  it.each([
+    ["memory", "before", false],
+    ["file", "before", false],
+    ["memory (fold ahead)", "before", true],
+    ["file (fold ahead)", "before", true],
+    ["memory", "held", false],
+    ["file (fold ahead)", "held", true],
+    ["memory", "between", false],
+    ["file (fold ahead)", "between", true],
+  ] as const)("on the %s store, a chat begun %s, it is sent as that branch alone", async (kind, start, ahead) => {
+    let store: ChatStore = createMemoryChatStore();
+    if (kind.startsWith("file")) {
+      const root = await mkdtemp(join(tmpdir(), "branch-engines-"));
+      folders.push(root);
+      store = createFileChatStore({ root });
+    }
+    const between = start === "between";
+    const { server, another, summaries } = await foldedTwice(store, start, ahead ? { foldAhead: true } : {});
+    const sentBefore = chatBodies(server).length;
+    const { nextSeq = 0 } = await another().loadChat("e");
+    await send(another(), { chatId: "e", seq: nextSeq, parent: 3, text: "Edited: let us take another way" });
+    const [afterEdit] = chatBodies(server, sentBefore);
+    expect(afterEdit).toEqual(await linearRequest(start));
+    // Forking before both folds it reads its own history; between them it shares the first, never the second.
+    expect(JSON.stringify(afterEdit).includes("<earlier-in-this-chat>")).toBe(between);
+    const chat = await another().loadChat("e");
+    expect(chat.summary?.text).toBe(between ? summaries[0] : undefined);
+    expect(chat.messages.map((message) => message.seq)).toEqual([0, 1, 2, 3, nextSeq, nextSeq + 1]);
   });
 });

@@ -1,14 +1,15 @@
 import { z } from "zod";
 import type { ModelFactor } from "../context/factor.js";
-import { type FoldState, initialFoldState } from "../context/fold.js";
+import { type FoldState, initialFoldState, type TextLimit } from "../context/fold.js";
 import { createEstimateCache, type EstimateCache } from "../context/message-estimate.js";
+import { heldByRoomOnly } from "../context/shorten.js";
 
 import type { HealthNote, SummaryState } from "../events.js";
 import { initialLearningState, type LearningState } from "../learning/learner.js";
 import { type ChatMessage, emptyUsage, type Usage } from "../messages.js";
 import type { TurnProblem } from "../problems.js";
 import type { FoldOfBranch } from "../transcript/branch-folds.js";
-import { type BranchTree, branchTree, forkPointOf, growTree } from "../transcript/branch-tree.js";
+import { type BranchTree, branchTree, forkPointOf, growTree, isOnPath } from "../transcript/branch-tree.js";
 import type { BranchFold, EarlierFold, TranscriptFile } from "../transcript/transcript-file.js";
 
 /** What the engine keeps of a chat between turns (in memory, and in the transcript file). */
@@ -251,13 +252,44 @@ export function applyBranchFold(rt: ChatRuntime, fold: FoldOfBranch | null, reco
   rt.earlier = [...(fold?.earlier ?? [])];
   rt.foldedAt = fold?.foldedAt ?? null;
   const firstKeptSeq = fold?.firstKeptSeq ?? 0;
-  rt.fold = fold?.kind === "left" && fields.fold ? fields.fold : { firstKeptSeq, textLimit: null };
   const learnedOn = fold?.leaf ?? recordedLeaf;
+  rt.fold =
+    fold?.kind === "left" && fields.fold
+      ? fields.fold
+      : {
+          firstKeptSeq,
+          textLimit: sharedTextLimit(rt, fold, fields.fold ?? null, forkPointOf(rt.tree, learnedOn, rt.leaf)),
+        };
   const learning = fold?.branch ? branchEngineFieldsSchema.safeParse(fold.branch) : null;
   const readUntil = learning ? (learning.data?.readUntil ?? 0) : rt.learning.readUntil;
   const learned = learning ? (learning.data?.learned ?? []) : rt.learning.learned;
   const parted = fold?.kind === "left" ? Number.POSITIVE_INFINITY : forkPointOf(rt.tree, learnedOn, rt.leaf) + 1;
   rt.learning = { readUntil: Math.min(readUntil, parted), learned };
+}
+
+/**
+ * The limit a branch that takes up another's history holds a turn of it to, as a chat of that branch alone would:
+ * the limit standing with the fold it shares (`stored`, or the transcript's own for the active branch's fold), or
+ * with none shared, the limit every chat's first turn is held to (the one recorded, while the chat has not folded).
+ * Only a limit on a turn the branch still keeps and shares (at or before `forkPoint`) stands; else null, and the
+ * branch's next turn sets its own.
+ */
+function sharedTextLimit(
+  rt: ChatRuntime,
+  fold: FoldOfBranch | null,
+  stored: FoldState | null,
+  forkPoint: number,
+): TextLimit | null {
+  const firstKeptSeq = fold?.firstKeptSeq ?? 0;
+  const root = rt.log[0]?.seq;
+  let limit: TextLimit | null;
+  if (fold !== null) limit = (stored ?? (fold.stored === null ? rt.fold : null))?.textLimit ?? null;
+  else if (root === undefined) limit = null;
+  else limit = rt.fold.textLimit?.turnSeq === root ? rt.fold.textLimit : { turnSeq: root, maxChars: heldByRoomOnly };
+  if (limit === null) return null;
+  const shared =
+    limit.turnSeq >= firstKeptSeq && limit.turnSeq <= forkPoint && isOnPath(rt.tree, rt.leaf, limit.turnSeq);
+  return shared ? limit : null;
 }
 
 /** What is kept (sent word for word or shortened) after the fold state: the log from `firstKeptSeq`. */

@@ -163,8 +163,8 @@ describe("examples/ai-sdk-chat: versions (edit, regenerate, the picker) in Chrom
     expect(await countOf(users().nth(2)).textContent()).toBe("1 / 2");
     await users().nth(2).getByRole("button", { name: "Next version" }).click();
     await expect.poll(() => users().count(), patient).toBe(3);
-    // The branch keeps the answer chosen last.
-    await expect.poll(() => countOf(answers().last()).textContent(), patient).toBe("2 / 3");
+    // A version of a message opens its newest branch (the engine's rule): the answer written last.
+    await expect.poll(() => countOf(answers().last()).textContent(), patient).toBe("3 / 3");
     await users().nth(2).getByRole("button", { name: "Previous version" }).click();
     await expect.poll(() => users().count(), patient).toBe(sent.length);
     // The first branch is whole, its divider back where its memory starts.
@@ -182,7 +182,7 @@ describe("examples/ai-sdk-chat: versions (edit, regenerate, the picker) in Chrom
     expect(await dividerPlaces()).toEqual([logIndex, logIndex]);
     await users().nth(2).getByRole("button", { name: "Next version" }).click();
     await expect.poll(() => users().count(), patient).toBe(3);
-    await expect.poll(() => countOf(answers().last()).textContent(), patient).toBe("2 / 3");
+    await expect.poll(() => countOf(answers().last()).textContent(), patient).toBe("3 / 3");
     await users().nth(2).getByRole("button", { name: "Previous version" }).click();
     await expect.poll(() => users().count(), patient).toBe(sent.length);
 

@@ -177,7 +177,8 @@ describe("examples/assistant-ui-chat: versions (edit, regenerate, the BranchPick
     await expect.poll(() => countOf(rows("user").nth(2)).textContent(), patient).toBe("1 / 2");
     await rows("user").nth(2).getByRole("button", { name: "Next version" }).click();
     await expect.poll(() => rows("user").count(), patient).toBe(3);
-    await expect.poll(() => countOf(rows("assistant").last()).textContent(), patient).toBe("2 / 3");
+    // A version of a message opens its newest branch (the engine's rule): the answer written last.
+    await expect.poll(() => countOf(rows("assistant").last()).textContent(), patient).toBe("3 / 3");
     await rows("user").nth(2).getByRole("button", { name: "Previous version" }).click();
     await expect.poll(() => rows("user").count(), patient).toBe(sent.length);
     await waitUntilReady();

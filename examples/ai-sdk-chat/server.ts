@@ -65,7 +65,8 @@ async function pageFromSource(): Promise<{
     cacheDir: join(import.meta.dirname, "../../node_modules/.vite-ai-sdk-chat"),
     plugins: [react()],
     resolve: { conditions: ["source", ...defaultClientConditions] },
-    server: { middlewareMode: true, hmr: false },
+    // No live reload, and no WebSocket for it: another dev server on Vite's port would close the page's socket.
+    server: { middlewareMode: true, hmr: false, ws: false },
     appType: "spa",
     logLevel: "warn",
   });

@@ -197,5 +197,6 @@ describe("examples/ai-sdk-chat: versions (edit, regenerate, the picker) in Chrom
     const linearFirst = await linearChatRequests(fake, [...sent, nextText]);
     expect([...firstBranch, ...afterReload]).toEqual(linearFirst);
     expect(pageErrors).toEqual([]);
-  });
+    // Up to 40 turns in Chromium and two replays: minutes on a loaded machine.
+  }, 600_000);
 });

@@ -194,5 +194,6 @@ describe("examples/assistant-ui-chat: versions (edit, regenerate, the BranchPick
     const linearFirst = await linearChatRequests(fake, [...sent, nextText]);
     expect([...firstBranch, ...afterReload]).toEqual(linearFirst);
     expect(pageErrors).toEqual([]);
-  });
+    // Up to 40 turns in Chromium and two replays: minutes on a loaded machine.
+  }, 600_000);
 });

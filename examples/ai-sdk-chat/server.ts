@@ -65,8 +65,7 @@ async function pageFromSource(): Promise<{
     cacheDir: join(import.meta.dirname, "../../node_modules/.vite-ai-sdk-chat"),
     plugins: [react()],
     resolve: { conditions: ["source", ...defaultClientConditions] },
-    // No live reload, and no WebSocket for it: another dev server on Vite's port would close the page's socket.
-    server: { middlewareMode: true, hmr: false, ws: false },
+    server: { middlewareMode: true, hmr: false },
     appType: "spa",
     logLevel: "warn",
   });

@@ -131,8 +131,11 @@ function Chat({
     // A new version (an edit, another answer) is read back too: the log names it by its own seq, and the picker
     // counts it.
     onFinish: ({ isAbort }) => {
-      if (isAbort || versionTurn.current) void showLog();
-      else void readVersions();
+      if (versionTurn.current) void showLog();
+      else {
+        if (isAbort) void loadMessages(chatId).then(setMessages);
+        void readVersions();
+      }
       versionTurn.current = false;
       // The list reads the chat's title (its first words) and its new place.
       void onTurnEnd();
@@ -147,7 +150,7 @@ function Chat({
   const last = messages.at(-1);
   const cutOff = status === "ready" && last?.role === "assistant" && last.metadata?.finishReason === "length";
 
-  /** The chat as the log keeps it, its versions counted: after a stop, a new version, or a switch. */
+  /** The chat as the log keeps it, its versions counted: after a new version, or a switch to one. */
   async function showLog(select?: number) {
     setSwitching(true);
     try {

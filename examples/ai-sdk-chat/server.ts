@@ -21,6 +21,11 @@ export interface AiSdkChatServerOptions {
   readonly pageDir?: string;
   /** The provider's key, so that it never leaves in a response (even echoed in a provider's error). */
   readonly apiKey?: string;
+  /**
+   * Fold ahead of the need, in the background after a turn (the engine's `foldAhead`). Default true; the
+   * repository's versions test turns it off, so that its chat folds at the turns a replay of it folds at.
+   */
+  readonly foldAhead?: boolean;
 }
 
 export interface AiSdkChatServer {
@@ -74,7 +79,12 @@ export async function createAiSdkChatServer(options: AiSdkChatServerOptions): Pr
   const engineFor = (model: string) => {
     let engine = engines.get(model);
     if (!engine) {
-      engine = createApiEngine({ provider: options.provider, model, store });
+      engine = createApiEngine({
+        provider: options.provider,
+        model,
+        store,
+        ...(options.foldAhead === undefined ? {} : { foldAhead: options.foldAhead }),
+      });
       engines.set(model, engine);
     }
     return engine;

@@ -18,6 +18,11 @@ export interface ChatServerOptions {
   readonly pageDir: string;
   /** The provider's key, so that it never leaves in a response (even echoed in a provider's error). */
   readonly apiKey?: string;
+  /**
+   * Fold ahead of the need, in the background after a turn (the engine's `foldAhead`). Default true; the
+   * repository's versions test turns it off, so that its chat folds at the turns a replay of it folds at.
+   */
+  readonly foldAhead?: boolean;
 }
 
 /**
@@ -51,6 +56,7 @@ export function createChatServer(options: ChatServerOptions): Server {
         model: request.model ?? options.model,
         store,
         models: await listModels(),
+        ...(options.foldAhead === undefined ? {} : { foldAhead: options.foldAhead }),
       }),
     // One person on this computer; an app checks its session here and returns null to refuse.
     authorize: () => ({ userId: "me" }),

@@ -3,7 +3,9 @@
 // how an answer ended from its metadata (cut off: Continue), and the server's chats (`ChatList` over the wire
 // protocol's `GET /chats`). Its look is nacre.css's variables, light and dark.
 import { useChat } from "@ai-sdk/react";
+import type { ChatSnapshot } from "@conch/engine-client";
 import {
+  answerMessageId,
   type NacreUIMessage,
   nacreChatFetch,
   nacreDivider,
@@ -11,15 +13,14 @@ import {
   nacreSendMessagesRequest,
   userMessageId,
 } from "@conch/engine-client/ai-sdk";
-import { type ChatDirectory, createRemoteEngine } from "@conch/engine-client/remote";
+import { createRemoteEngine, type RemoteEngine } from "@conch/engine-client/remote";
 import { ContextMeter, MessageCopy, SummaryDivider, TurnProblem } from "@conch/nacre";
 import { ChatList, useChats } from "@conch/nacre/chats";
 import { DefaultChatTransport } from "ai";
-import { type FormEvent, Fragment, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { type FormEvent, Fragment, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 
 const firstChatId = new URLSearchParams(window.location.search).get("chat") ?? "ai-sdk-chat";
 
-/** useChat's first messages: the chat as the engine's log keeps it. */
 /** The chat as the route loads it, and whether its engine keeps versions (Edit and Regenerate are offered). */
 async function loadChat(chatId: string): Promise<{ messages: NacreUIMessage[]; versions: boolean }> {
   // Through `nacreChatFetch`: after a stop, it waits for the turn to end, so the chat read has what it kept.
@@ -33,16 +34,17 @@ async function loadMessages(chatId: string): Promise<NacreUIMessage[]> {
 
 export function App() {
   // The server's chat list over the wire protocol (`GET /chats`, `PATCH` and `DELETE /chats/{id}`).
-  const [directory, setDirectory] = useState<ChatDirectory | null>(null);
+  // The same engine's versions too (`GET /chats/{id}` names each message's, `POST /chats/{id}/branch` picks one).
+  const [engine, setEngine] = useState<RemoteEngine | null>(null);
   useEffect(() => {
-    void createRemoteEngine({ baseURL: "/api/engine" }).then((engine) => setDirectory(engine.directory));
+    void createRemoteEngine({ baseURL: "/api/engine" }).then(setEngine);
   }, []);
-  return directory ? <WithChats directory={directory} /> : <p className="loading">Loading the chats…</p>;
+  return engine ? <WithChats engine={engine} /> : <p className="loading">Loading the chats…</p>;
 }
 
-function WithChats({ directory }: { readonly directory: ChatDirectory }) {
+function WithChats({ engine }: { readonly engine: RemoteEngine }) {
   const chats = useChats({
-    directory,
+    directory: engine.directory,
     defaultCurrent: firstChatId,
     // The open chat is in the address, so a reload opens it again.
     onCurrentChange: (chatId) => window.history.replaceState(null, "", `?chat=${encodeURIComponent(chatId)}`),
@@ -50,29 +52,45 @@ function WithChats({ directory }: { readonly directory: ChatDirectory }) {
   return (
     <div className="chat-page">
       <ChatList.Root chats={chats} className="chat-list" />
-      <ChatLoader key={chats.current} chatId={chats.current} onTurnEnd={chats.refresh} />
+      <ChatLoader key={chats.current} engine={engine} chatId={chats.current} onTurnEnd={chats.refresh} />
     </div>
   );
 }
 
-function ChatLoader({ chatId, onTurnEnd }: { readonly chatId: string; readonly onTurnEnd: () => Promise<void> }) {
+function ChatLoader({
+  engine,
+  chatId,
+  onTurnEnd,
+}: {
+  readonly engine: RemoteEngine;
+  readonly chatId: string;
+  readonly onTurnEnd: () => Promise<void>;
+}) {
   const [initial, setInitial] = useState<{ messages: NacreUIMessage[]; versions: boolean } | null>(null);
   useEffect(() => {
     void loadChat(chatId).then(setInitial);
   }, [chatId]);
   return initial ? (
-    <Chat chatId={chatId} initial={initial.messages} versions={initial.versions} onTurnEnd={onTurnEnd} />
+    <Chat
+      engine={engine}
+      chatId={chatId}
+      initial={initial.messages}
+      versions={initial.versions}
+      onTurnEnd={onTurnEnd}
+    />
   ) : (
     <p className="loading">Loading the chat…</p>
   );
 }
 
 function Chat({
+  engine,
   chatId,
   initial,
   versions,
   onTurnEnd,
 }: {
+  readonly engine: RemoteEngine;
   readonly chatId: string;
   readonly initial: NacreUIMessage[];
   /** Whether the engine keeps versions: then Edit and Regenerate are offered (elsewhere they would cut the log). */
@@ -83,6 +101,18 @@ function Chat({
   const [note, setNote] = useState<string | null>(null);
   // The person's message being edited in place, and its new words.
   const [editing, setEditing] = useState<{ readonly id: string; readonly text: string } | null>(null);
+  // Each message's versions, by its UI id, from the engine's snapshot of the active branch.
+  const [siblings, setSiblings] = useState<ReadonlyMap<string, Versions>>(new Map());
+  // A version is being chosen, or the log read back after one was made: nothing is sent meanwhile.
+  const [switching, setSwitching] = useState(false);
+  // The turn running is an edit or a regenerate: the page shows its message under the id of the one it replaced.
+  const versionTurn = useRef(false);
+  const readVersions = useCallback(async () => {
+    if (versions) setSiblings(versionsOf(await engine.loadChat(chatId)));
+  }, [versions, engine, chatId]);
+  useEffect(() => {
+    void readVersions();
+  }, [readVersions]);
   const { messages, sendMessage, regenerate, setMessages, status, stop, error } = useChat<NacreUIMessage>({
     id: chatId,
     messages: initial,
@@ -98,8 +128,15 @@ function Chat({
       if (part.type === "data-nacre-health") setNote(part.data.text);
     },
     // A stopped answer keeps what the engine wrote: read the chat back, so the next seq follows it.
+    // A new version (an edit, another answer) is read back too: the log names it by its own seq, and the picker
+    // counts it.
     onFinish: ({ isAbort }) => {
-      if (isAbort) void loadMessages(chatId).then(setMessages);
+      if (versionTurn.current) void showLog();
+      else {
+        if (isAbort) void loadMessages(chatId).then(setMessages);
+        void readVersions();
+      }
+      versionTurn.current = false;
       // The list reads the chat's title (its first words) and its new place.
       void onTurnEnd();
     },
@@ -108,13 +145,28 @@ function Chat({
   // The last answer's, live or loaded: the meter keeps its figure across a reload.
   const usage = messages.findLast((message) => message.metadata?.contextUsage)?.metadata?.contextUsage ?? null;
   const busy = status === "submitted" || status === "streaming";
+  const waiting = busy || switching;
   const { scroller, atEnd, toEnd } = useFollow(messages);
   const last = messages.at(-1);
   const cutOff = status === "ready" && last?.role === "assistant" && last.metadata?.finishReason === "length";
 
+  /** The chat as the log keeps it, its versions counted: after a new version, or a switch to one. */
+  async function showLog(select?: number) {
+    setSwitching(true);
+    try {
+      const branches = engine.capabilities.branches;
+      if (select !== undefined && branches) setSiblings(versionsOf(await branches.selectBranch(chatId, select)));
+      // The route's messages of the active branch: the same ids and metadata (the next seq) as a turn's.
+      const [loaded] = await Promise.all([loadMessages(chatId), select === undefined ? readVersions() : null]);
+      setMessages(loaded);
+    } finally {
+      setSwitching(false);
+    }
+  }
+
   function submit(event: FormEvent) {
     event.preventDefault();
-    if (!input.trim() || busy) return;
+    if (!input.trim() || waiting) return;
     // The person's own message brings them to the end, to read the answer as it comes.
     toEnd();
     void sendMessage({ text: input });
@@ -147,8 +199,9 @@ function Chat({
                     data-nacre-message-editor=""
                     onSubmit={(event) => {
                       event.preventDefault();
-                      if (!editing.text.trim() || busy) return;
+                      if (!editing.text.trim() || waiting) return;
                       setEditing(null);
+                      versionTurn.current = true;
                       void sendMessage({ text: editing.text, messageId: message.id });
                     }}
                   >
@@ -202,7 +255,7 @@ function Chat({
                       <button
                         type="button"
                         data-nacre-message-edit=""
-                        disabled={busy}
+                        disabled={waiting}
                         onClick={() => setEditing({ id: message.id, text: textOf(message) })}
                       >
                         Edit
@@ -212,12 +265,20 @@ function Chat({
                       <button
                         type="button"
                         data-nacre-message-regenerate=""
-                        disabled={busy}
-                        onClick={() => void regenerate({ messageId: message.id })}
+                        disabled={waiting}
+                        onClick={() => {
+                          versionTurn.current = true;
+                          void regenerate({ messageId: message.id });
+                        }}
                       >
                         Regenerate
                       </button>
                     )}
+                    <VersionPicker
+                      versions={siblings.get(message.id)}
+                      disabled={waiting}
+                      onChoose={(seq) => showLog(seq)}
+                    />
                   </div>
                 ) : null}
               </div>
@@ -272,12 +333,84 @@ function Chat({
             Stop
           </button>
         ) : (
-          <button type="submit" data-nacre-composer-submit="">
+          <button type="submit" data-nacre-composer-submit="" disabled={switching}>
             Send
           </button>
         )}
       </form>
     </main>
+  );
+}
+
+/** A message's versions: the seqs of each (itself included, in seq order) and which one is shown. */
+interface Versions {
+  readonly seqs: readonly number[];
+  readonly index: number;
+}
+
+/**
+ * The versions of each message of the active branch, by the UI id the route gives it: a person's message by its
+ * seq, an answer by the seq of the person's message it answers (its first message's versions are the answer's).
+ */
+function versionsOf(snapshot: ChatSnapshot): ReadonlyMap<string, Versions> {
+  const versions = new Map<string, Versions>();
+  let answering: number | null = null;
+  for (const message of snapshot.messages) {
+    const id =
+      message.role === "user" ? userMessageId(message.seq) : answering === null ? null : answerMessageId(answering);
+    answering = message.role === "user" ? message.seq : null;
+    const seqs = message.siblings;
+    if (id && seqs && seqs.length > 1) versions.set(id, { seqs, index: seqs.indexOf(message.seq) });
+  }
+  return versions;
+}
+
+/** ‹ 2 / 3 ›: moves to the version before or after the one shown (nacre.css styles its attributes). */
+function VersionPicker({
+  versions,
+  disabled,
+  onChoose,
+}: {
+  readonly versions: Versions | undefined;
+  readonly disabled: boolean;
+  readonly onChoose: (seq: number) => Promise<void>;
+}) {
+  if (!versions) return null;
+  const { seqs, index } = versions;
+  const step = (by: -1 | 1) => {
+    const seq = seqs[index + by];
+    if (seq !== undefined) void onChoose(seq);
+  };
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: a group of two buttons and a count, as Nacre's BranchPicker; no form
+    <div role="group" aria-label="Versions" data-nacre-branch-picker="">
+      <button
+        type="button"
+        aria-label="Previous version"
+        data-nacre-branch-previous=""
+        disabled={disabled || index <= 0}
+        onClick={() => step(-1)}
+      >
+        ‹
+      </button>
+      <span data-nacre-branch-count="">
+        <span aria-hidden="true">
+          {index + 1} / {seqs.length}
+        </span>
+        <span data-nacre-visually-hidden="">
+          Version {index + 1} of {seqs.length}
+        </span>
+      </span>
+      <button
+        type="button"
+        aria-label="Next version"
+        data-nacre-branch-next=""
+        disabled={disabled || index >= seqs.length - 1}
+        onClick={() => step(1)}
+      >
+        ›
+      </button>
+    </div>
   );
 }
 

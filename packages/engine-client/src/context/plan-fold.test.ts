@@ -134,8 +134,12 @@ describe("planFold", () => {
         },
       },
       {
-        name: "a chat past 0.85 of a small budget when a turn begins (folds early)",
-        input: { messages: [...chat(6), message(12, "user", text(hundredWords))], budget: 5_000 },
+        name: "a chat past 0.85 of a small budget when a turn begins, with early folds at 0.85 (folds early)",
+        input: {
+          messages: [...chat(6), message(12, "user", text(hundredWords))],
+          budget: 5_000,
+          earlyFoldShare: 0.85,
+        },
         expected: {
           fold: true,
           reason: "budget",
@@ -147,8 +151,8 @@ describe("planFold", () => {
         },
       },
       {
-        name: "the same with early folds off (the ADR's rule, as from a budget of 50,000)",
-        input: { messages: [...chat(6), message(12, "user", text(hundredWords))], budget: 5_000, earlyFoldShare: 1 },
+        name: "the same by default: no fold until over the budget (the ADR's rule, at every budget)",
+        input: { messages: [...chat(6), message(12, "user", text(hundredWords))], budget: 5_000 },
         expected: { fold: false, reason: null, folded: [], kept: range(0, 13), shortened: [], fits: true },
       },
       {

@@ -66,7 +66,7 @@ export const realServerSection: BenchSection = {
           onTurn: (record) => {
             if (record.compacted.length > 0 || record.problem) {
               log(
-                `${window}: turn ${record.index + 1}${record.compacted.length ? `, fold (${record.compacted.map((event) => event.model ?? "no summary").join(", ")})` : ""}${record.problem ? `, problem ${record.problem.kind}` : ""}`,
+                `${window}: turn ${record.index + 1}${record.compacted.length ? `, fold (${record.compacted.map((event) => event.model ?? "no summary").join(", ")})` : ""}${record.problem ? `, problem ${record.problem.kind}` : ""}${record.contextUsage ? `, sized with factor ${record.contextUsage.factor.toFixed(3)}` : ""}`,
               );
             }
           },

@@ -1,5 +1,6 @@
 // What the suite and the bench read from one chat on a real llama-server: the engine's turns (scripts/real-server-chat.ts)
 // beside the server's own record of each request (scripts/recording-proxy.ts).
+import { estimateTokens, messageOverheadTokens } from "@conch/engine-client/context";
 import { recogniseTooLong } from "@conch/engine-client/providers";
 import type { TurnRecord } from "./real-server-chat.js";
 import type { RecordedExchange } from "./recording-proxy.js";
@@ -66,6 +67,12 @@ export interface ChatFigures {
   readonly fills: readonly number[];
   readonly minFill: number;
   readonly medianFill: number;
+  /**
+   * Per fold: the engine's estimate of that same request (every message's text and its per-message allowance, no
+   * family table) × the factor the chat was sized with before the fold, over the server's count. Above 1 the engine
+   * over-counted it, and folded early by that much.
+   */
+  readonly estimateOverCount: readonly number[];
   readonly summaryRequests: number;
   readonly summaryRefused: number;
   /** Summariser requests identical to the summariser request just before them. */
@@ -120,7 +127,9 @@ export async function chatFigures(
   tokenize: (text: string) => Promise<number>,
 ): Promise<ChatFigures> {
   const fills: number[] = [];
+  const estimateOverCount: number[] = [];
   let lastAnswer: RecordedExchange | null = null;
+  let sizedWith: number | null = null;
   let summaryRequests = 0;
   let summaryRefused = 0;
   let summaryRepeats = 0;
@@ -134,8 +143,19 @@ export async function chatFigures(
     const folded = record.compacted.some((event) => event.reason !== "manual");
     if (folded && lastAnswer?.usage) {
       const newMessage = await tokenize(record.turn.text);
-      fills.push((lastAnswer.usage.prompt_tokens + lastAnswer.usage.completion_tokens + newMessage) / window);
+      const counted = lastAnswer.usage.prompt_tokens + lastAnswer.usage.completion_tokens + newMessage;
+      fills.push(counted / window);
+      if (sizedWith !== null) {
+        const texts = [
+          ...(lastAnswer.body?.messages ?? []).map((message) => contentText(message.content)),
+          lastAnswer.text ?? "",
+          record.turn.text,
+        ];
+        const estimated = texts.reduce((sum, text) => sum + estimateTokens(text) + messageOverheadTokens, 0);
+        estimateOverCount.push((estimated * sizedWith) / counted);
+      }
     }
+    sizedWith = record.contextUsage?.factor ?? sizedWith;
     let refusedThisTurn = 0;
     for (const exchange of exchanges) {
       if (exchange.kind === "summary") {
@@ -167,6 +187,7 @@ export async function chatFigures(
     fills,
     minFill: fills.length ? Math.min(...fills) : Number.NaN,
     medianFill: median(fills),
+    estimateOverCount,
     summaryRequests,
     summaryRefused,
     summaryRepeats,

@@ -32,6 +32,7 @@ function row(window: number, figures: ChatFigures): string[] {
     fillList(figures.fills),
     Number.isNaN(figures.minFill) ? "—" : percent(figures.minFill, 0),
     Number.isNaN(figures.medianFill) ? "—" : percent(figures.medianFill, 0),
+    figures.estimateOverCount.length ? figures.estimateOverCount.map((ratio) => ratio.toFixed(2)).join(" ") : "—",
     `${figures.summaryRequests} (${figures.summaryRefused} refused, ${figures.summaryRepeats} repeated)`,
     String(figures.maxSummaryRefusedPerFold),
     String(figures.summariesWritten),
@@ -66,7 +67,7 @@ export const realServerSection: BenchSection = {
           onTurn: (record) => {
             if (record.compacted.length > 0 || record.problem) {
               log(
-                `${window}: turn ${record.index + 1}${record.compacted.length ? `, fold (${record.compacted.map((event) => event.model ?? "no summary").join(", ")})` : ""}${record.problem ? `, problem ${record.problem.kind}` : ""}`,
+                `${window}: turn ${record.index + 1}${record.compacted.length ? `, fold (${record.compacted.map((event) => event.model ?? "no summary").join(", ")})` : ""}${record.problem ? `, problem ${record.problem.kind}` : ""}${record.contextUsage ? `, sized with factor ${record.contextUsage.factor.toFixed(3)}` : ""}`,
               );
             }
           },
@@ -79,6 +80,7 @@ export const realServerSection: BenchSection = {
           fills: figures.fills.map((fill) => round(fill, 3)),
           minFill: round(figures.minFill, 3),
           medianFill: round(figures.medianFill, 3),
+          estimateOverCount: figures.estimateOverCount.map((ratio) => round(ratio, 3)),
           cacheShare: round(figures.cacheShare, 4),
           secondsPerTurn: round(figures.secondsPerTurn, 2),
           medianSecondsPerTurn: round(figures.medianSecondsPerTurn, 2),
@@ -100,6 +102,7 @@ export const realServerSection: BenchSection = {
             "fill at each fold",
             "min fill",
             "median fill",
+            "estimate × factor / server count at each fold",
             "summary requests",
             "most refused summary requests in a fold",
             "summaries written",
@@ -113,6 +116,7 @@ export const realServerSection: BenchSection = {
           notes: [
             "Model: test-fixtures/models/stories260K.gguf (512-token SentencePiece vocabulary) on llama-server -t 1 -tb 1, -c and llama.context_length = the window, end token = newline (tokenizer.ggml.eos_token_id=int:13), -n 256; system prompt 'You are a helpful assistant.'.",
             "fill at a fold = the server's own count of the request that would have been sent had the engine not folded: the last answer request's prompt and answer tokens (its usage) plus the new message (/tokenize), over the window.",
+            "estimate × factor / server count = the engine's estimate of that same request (its messages' texts, 4 tokens a message) × the factor the chat was sized with before the fold, over the server's count: above 1, the fold came early by that much.",
             "summary requests: refused = the server's too-long refusal; repeated = identical to the summary request just before it. answers refused = answer requests the server refused as too long. prompt-cache share = timings.cache_n over cache_n + prompt_n, summed over answered answer requests.",
           ],
         },

@@ -58,6 +58,7 @@ const usageSchema = z.looseObject({ inputTokens: count, outputTokens: count, cac
 const engineFieldsSchema = z.looseObject({
   factorModel: z.string().optional(),
   sizingFactor: z.number().positive().optional(),
+  nearBudgetFactor: z.number().positive().optional(),
   fold: z
     .object({
       firstKeptSeq: count,
@@ -101,6 +102,8 @@ interface EngineFileFields {
   readonly factorModel?: string;
   /** The factor the chat is sized with (`ModelFactor.sizingFactor`), beside the file's `factor`. */
   readonly sizingFactor?: number;
+  /** The factor near the budget (`ModelFactor.nearBudgetFactor`), sized with before `sizingFactor`. */
+  readonly nearBudgetFactor?: number;
   readonly fold?: FoldState;
   readonly readUntil?: number;
   readonly learned?: LearningState["learned"];
@@ -174,6 +177,7 @@ export function applyTranscript(rt: ChatRuntime, file: TranscriptFile, model: st
           modelId: extra.factorModel ?? file.model ?? model,
           factor: file.factor,
           ...(extra.sizingFactor !== undefined ? { sizingFactor: extra.sizingFactor } : {}),
+          ...(extra.nearBudgetFactor !== undefined ? { nearBudgetFactor: extra.nearBudgetFactor } : {}),
         }
       : null;
   rt.learning = { readUntil: extra.readUntil ?? 0, learned: extra.learned ?? [] };
@@ -193,6 +197,7 @@ export function engineFields(rt: ChatRuntime): EngineFileFields {
   return {
     ...(rt.factor ? { factorModel: rt.factor.modelId } : {}),
     ...(rt.factor?.sizingFactor !== undefined ? { sizingFactor: rt.factor.sizingFactor } : {}),
+    ...(rt.factor?.nearBudgetFactor !== undefined ? { nearBudgetFactor: rt.factor.nearBudgetFactor } : {}),
     fold: rt.fold,
     readUntil: rt.learning.readUntil,
     learned: rt.learning.learned,

@@ -66,6 +66,7 @@ export async function healAfterRefusal(
       inputTokens: named,
       estimatedRequestTokens: request.estimatedTokens,
       window: size.budget.window,
+      budget: size.budget.budget,
     });
     size = await sizeRequest(parts, rt, refusal.window);
   }

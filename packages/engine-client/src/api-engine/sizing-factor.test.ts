@@ -94,4 +94,45 @@ describe("the sizing factor (a tokenizer unlike BPE)", () => {
       expect((await store.readTranscript("c"))?.factor).toBe(6.4);
     });
   });
+
+  describe("given a Chinese turn over an eighth of the window, then English near the budget (#26)", () => {
+    it("should size the chat with the near-budget request's ratio, not the Chinese turn's", async () => {
+      // Han text runs 2.9× the estimate, the rest 2.3× (llama-server with stories260K measured 2.85× and 2.2–2.6×).
+      const han = /[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]/gu;
+      const countByScript = (text: string) => {
+        const chinese = (text.match(han) ?? []).join("");
+        const rest = text.replace(han, "");
+        return Math.ceil(estimateTokens(chinese) * 2.9 + estimateTokens(rest) * 2.3) + templateTokens;
+      };
+      const script = createReplayScript(["cheap"]);
+      const server = await startFakeProvider({
+        dialect: "openai",
+        row: "openrouter",
+        models: [{ id: "small-vocab", window: 8_000 }],
+        countTokens: countByScript,
+        reply: script.reply,
+      });
+      servers.push(server);
+      const store = createMemoryChatStore();
+      const engine = createApiEngine({
+        provider: createProvider("openrouter", { baseURL: server.baseURL, local: true }),
+        model: "small-vocab",
+        store,
+      });
+      script.queue.push({ text: "Noted." }, { text: "Noted." });
+      // About 1,200 real tokens: over an eighth of the 8,000 window, under half of its 6,000 budget.
+      const chineseTurn = await send(engine, "c", 0, "港口办公室保存着本周的潮汐表、泊位表和引航员名单。".repeat(16));
+      const chineseFactor = chineseTurn.contextUsage?.factor ?? 0;
+      expect(chineseFactor).toBeGreaterThan(2.8);
+      // With it, well over half the budget, under the budget by the Chinese turn's ratio (no fold).
+      const end = await send(engine, "c", 2, longText + longText.slice(0, longText.length / 2));
+      const file = (await store.readTranscript("c")) as TranscriptFile & {
+        sizingFactor?: number;
+        nearBudgetFactor?: number;
+      };
+      expect(file.sizingFactor).toBeCloseTo(chineseFactor, 5);
+      expect(file.nearBudgetFactor).toBeLessThan(chineseFactor * 0.9);
+      expect(end.contextUsage?.factor).toBeCloseTo(file.nearBudgetFactor ?? 0, 5);
+    });
+  });
 });

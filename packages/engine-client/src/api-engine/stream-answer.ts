@@ -133,6 +133,7 @@ function learnFromUsage(attempt: Attempt, usage: Usage): boolean {
       inputTokens: usage.inputTokens,
       estimatedRequestTokens: request.estimatedTokens,
       window: size.budget.window,
+      budget: size.budget.budget,
     });
     return true;
   }

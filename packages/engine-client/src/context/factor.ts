@@ -35,6 +35,13 @@ export interface ModelFactor {
    * template's markers) does not govern long content. Only rises. Absent until such a request was answered.
    */
   readonly sizingFactor?: number;
+  /**
+   * The correction near the budget: learned only from requests of at least {@link nearBudgetShare} of the budget
+   * (see {@link raiseNearBudgetFactor}). Such a request holds many messages of every kind the chat has, so it
+   * carries the chat's own mix (a medium request can be mostly one script or one message's template). Only rises;
+   * sized with in preference to `sizingFactor` once it exists.
+   */
+  readonly nearBudgetFactor?: number;
 }
 
 /**
@@ -61,18 +68,45 @@ export function raiseSizingFactor(
 }
 
 /**
- * The factor to size `modelId`'s requests with: the recorded sizing factor when it was learned on the same model,
- * else the recorded factor (a chat that has answered no large request yet, or one written before the sizing factor
- * existed, until its first large request), else {@link initialFactor}.
+ * A request of at least this share of the transcript's budget teaches the near-budget factor. Measured on
+ * llama-server with stories260K at 8,192 (#26, the bench's 30 round-robin turns): requests of 1,000–2,200 real
+ * tokens (an English and a Chinese turn, each with its template) ran 2.73–2.76× the estimate, requests of half the
+ * budget and more 2.35–2.47×; sized with the first, folds came at 64–68% of the window where the budget is 74%.
+ */
+export const nearBudgetShare = 1 / 2;
+
+/**
+ * The near-budget factor after a response: as {@link raiseFactor}, but only from a request whose real input is at
+ * least {@link nearBudgetShare} of `budget` (the transcript's budget the request was sized with); `previous`
+ * (undefined: none learned yet) otherwise.
+ */
+export function raiseNearBudgetFactor(
+  previous: number | undefined,
+  inputTokens: number,
+  estimatedRequestTokens: number,
+  budget: number,
+): number | undefined {
+  if (!(Number.isFinite(budget) && budget > 0)) return previous;
+  if (!(Number.isFinite(inputTokens) && inputTokens >= nearBudgetShare * budget)) return previous;
+  if (!(Number.isFinite(estimatedRequestTokens) && estimatedRequestTokens > 0)) return previous;
+  return raiseFactor(previous ?? initialFactor, inputTokens, estimatedRequestTokens);
+}
+
+/**
+ * The factor to size `modelId`'s requests with, when learned on the same model: the near-budget factor, else the
+ * sizing factor (a chat that has answered no request near its budget yet), else the recorded factor (a chat that has
+ * answered no large request yet, or one written before the sizing factor existed, until its first large request);
+ * {@link initialFactor} otherwise.
  */
 export function sizingFactorForModel(recorded: ModelFactor | null | undefined, modelId: string): number {
   if (recorded === null || recorded === undefined || recorded.modelId !== modelId) return initialFactor;
-  return usableFactor(recorded.sizingFactor ?? recorded.factor);
+  return usableFactor(recorded.nearBudgetFactor ?? recorded.sizingFactor ?? recorded.factor);
 }
 
 /**
  * The chat's record after a believed usage report (or a refusal that named what was sent) of a request to
- * `modelId` with this estimate, in a window of `window` tokens: both figures raised as they may be.
+ * `modelId` with this estimate, in a window of `window` tokens sized to a budget of `budget`: every figure raised
+ * as it may be.
  */
 export function learnFactors(
   recorded: ModelFactor | null | undefined,
@@ -81,6 +115,7 @@ export function learnFactors(
     readonly inputTokens: number;
     readonly estimatedRequestTokens: number;
     readonly window: number;
+    readonly budget: number;
   },
 ): ModelFactor {
   const same = recorded !== null && recorded !== undefined && recorded.modelId === input.modelId ? recorded : null;
@@ -91,7 +126,18 @@ export function learnFactors(
     input.estimatedRequestTokens,
     input.window,
   );
-  return { modelId: input.modelId, factor, ...(sizingFactor !== undefined ? { sizingFactor } : {}) };
+  const nearBudgetFactor = raiseNearBudgetFactor(
+    same?.nearBudgetFactor,
+    input.inputTokens,
+    input.estimatedRequestTokens,
+    input.budget,
+  );
+  return {
+    modelId: input.modelId,
+    factor,
+    ...(sizingFactor !== undefined ? { sizingFactor } : {}),
+    ...(nearBudgetFactor !== undefined ? { nearBudgetFactor } : {}),
+  };
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   ActionBarPrimitive,
   AssistantRuntimeProvider,
   AuiIf,
+  BranchPickerPrimitive,
   ComposerPrimitive,
   MessagePrimitive,
   ThreadPrimitive,
@@ -65,11 +66,22 @@ function Chat({ retry, onRetried }: { retry: Retry | null; onRetried: () => void
             {({ message }) => (
               <MessagePrimitive.Root className="message" data-role={message.role}>
                 <NacreSummaryDivider />
-                <div className="message-body">
-                  <MessagePrimitive.Parts />
-                </div>
+                <AuiIf condition={(state) => !state.message.composer.isEditing}>
+                  <div className="message-body">
+                    <MessagePrimitive.Parts />
+                  </div>
+                </AuiIf>
+                {/* Edit opens assistant-ui's edit composer in place: its Send makes a new version of the message. */}
+                <AuiIf condition={(state) => state.message.composer.isEditing}>
+                  <ComposerPrimitive.Root className="edit-composer" data-nacre-message-editor="">
+                    <ComposerPrimitive.Input aria-label="Edit message" />
+                    <ComposerPrimitive.Send>Send</ComposerPrimitive.Send>
+                    <ComposerPrimitive.Cancel>Cancel</ComposerPrimitive.Cancel>
+                  </ComposerPrimitive.Root>
+                </AuiIf>
                 <Ending />
-                {/* Offered only where honest: the runtime leaves edit and regenerate disabled (they would cut the log). */}
+                {/* Offered only where honest: on an engine without versions (`branches`) the runtime leaves edit and
+                    regenerate disabled (they would cut the log); with them, each makes a new version. */}
                 <ActionBarPrimitive.Root className="actions" data-nacre-message-actions="">
                   <ActionBarPrimitive.Copy data-nacre-message-copy="">Copy</ActionBarPrimitive.Copy>
                   {message.role === "user" ? (
@@ -78,6 +90,18 @@ function Chat({ retry, onRetried }: { retry: Retry | null; onRetried: () => void
                     <ActionBarPrimitive.Reload>Regenerate</ActionBarPrimitive.Reload>
                   )}
                 </ActionBarPrimitive.Root>
+                {/* ‹ 2 / 3 ›: the versions the thread has seen; the engine's active branch follows the choice. */}
+                <BranchPickerPrimitive.Root hideWhenSingleBranch className="branches" data-nacre-branch-picker="">
+                  <BranchPickerPrimitive.Previous aria-label="Previous version" data-nacre-branch-previous="">
+                    ‹
+                  </BranchPickerPrimitive.Previous>
+                  <span data-nacre-branch-count="">
+                    <BranchPickerPrimitive.Number /> / <BranchPickerPrimitive.Count />
+                  </span>
+                  <BranchPickerPrimitive.Next aria-label="Next version" data-nacre-branch-next="">
+                    ›
+                  </BranchPickerPrimitive.Next>
+                </BranchPickerPrimitive.Root>
                 {message.role === "user" ? <NacreTurnProblem /> : null}
               </MessagePrimitive.Root>
             )}

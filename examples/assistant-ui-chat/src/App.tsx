@@ -90,7 +90,7 @@ function Chat({ retry, onRetried }: { retry: Retry | null; onRetried: () => void
                     <ActionBarPrimitive.Reload>Regenerate</ActionBarPrimitive.Reload>
                   )}
                 </ActionBarPrimitive.Root>
-                {/* ‹ 2 / 3 ›: the versions the thread has seen; the engine's active branch follows the choice. */}
+                {/* ‹ 2 / 3 ›: every version the engine keeps, after a reload too; its active branch follows the choice. */}
                 <BranchPickerPrimitive.Root hideWhenSingleBranch className="branches" data-nacre-branch-picker="">
                   <BranchPickerPrimitive.Previous aria-label="Previous version" data-nacre-branch-previous="">
                     ‹

@@ -1,6 +1,7 @@
 import {
   type AssistantRuntime,
   AssistantRuntimeProvider,
+  BranchPickerPrimitive,
   ComposerPrimitive,
   MessagePrimitive,
   ThreadPrimitive,
@@ -30,6 +31,11 @@ function Row({ role }: { role: string }) {
     <MessagePrimitive.Root data-testid={`row-${seq}`} data-role={role}>
       <NacreSummaryDivider />
       <MessagePrimitive.Parts components={{ tools: { Fallback: ToolAnswer } }} />
+      <BranchPickerPrimitive.Root hideWhenSingleBranch data-testid={`versions-${seq}`}>
+        <BranchPickerPrimitive.Previous aria-label="Previous version">‹</BranchPickerPrimitive.Previous>
+        <BranchPickerPrimitive.Number /> / <BranchPickerPrimitive.Count />
+        <BranchPickerPrimitive.Next aria-label="Next version">›</BranchPickerPrimitive.Next>
+      </BranchPickerPrimitive.Root>
       {role === "user" ? <NacreTurnProblem /> : null}
     </MessagePrimitive.Root>
   );
@@ -230,6 +236,54 @@ describe("useNacreRuntime in assistant-ui's thread", () => {
       await waitFor(async () =>
         expect((await engine.loadChat("c")).messages.map((message) => message.seq)).toEqual([0, 1, 2, 3, 4, 6]),
       );
+    });
+
+    it("should show every version after a reload: the BranchPicker counts ‹ n / m › and moves to another", async () => {
+      const engine = createMockEngine({
+        chats: { c: { messages: folded } },
+        turns: (input, call) => ({ reply: `answer ${call} to ${input.text}` }),
+      });
+      let runtime: AssistantRuntime | undefined;
+      const first = renderThread(engine, (value) => {
+        runtime = value;
+      });
+      await screen.findByText("reply three");
+      // Two more answers to the last question, then an edit of the second one: versions on two levels.
+      for (const call of [0, 1]) {
+        const last = (await engine.loadChat("c")).messages.at(-1)?.seq as number;
+        await act(async () => {
+          (runtime as AssistantRuntime).thread.getMessageById(`nacre-${last}`).reload();
+        });
+        await screen.findByText(`answer ${call} to three`);
+        await waitFor(() => expect((runtime as AssistantRuntime).thread.getState().isRunning).toBe(false));
+      }
+      await act(async () => {
+        const composer = (runtime as AssistantRuntime).thread.getMessageById("nacre-2").composer;
+        composer.beginEdit();
+        composer.setText("two, edited");
+        composer.send();
+      });
+      await screen.findByText("answer 2 to two, edited");
+      await waitFor(async () => expect((await engine.loadChat("c")).messages.map((m) => m.seq)).toEqual([0, 1, 8, 9]));
+      first.unmount();
+
+      // A reload: a new page reads the chat back; assistant-ui has seen only the active branch, yet counts every version.
+      renderThread(engine);
+      await screen.findByText("answer 2 to two, edited");
+      await waitFor(() => expect(screen.getByTestId("versions-8").textContent).toBe("‹2 / 2›"));
+      expect(screen.queryByTestId("versions-9")).toBeNull();
+      // ‹ goes to the first version of the second question: its branch comes back with its newest answer.
+      await userEvent.click(within(screen.getByTestId("versions-8")).getByRole("button", { name: "Previous version" }));
+      await screen.findByText("answer 1 to three");
+      await waitFor(async () =>
+        expect((await engine.loadChat("c")).messages.map((m) => m.seq)).toEqual([0, 1, 2, 3, 4, 7]),
+      );
+      await waitFor(() => expect(screen.getByTestId("versions-2").textContent).toBe("‹1 / 2›"));
+      await waitFor(() => expect(screen.getByTestId("versions-7").textContent).toBe("‹3 / 3›"));
+      // And ‹ again on the answer: the older answers, in the order the engine made them.
+      await userEvent.click(within(screen.getByTestId("versions-7")).getByRole("button", { name: "Previous version" }));
+      await screen.findByText("answer 0 to three");
+      await waitFor(() => expect(screen.getByTestId("versions-6").textContent).toBe("‹2 / 3›"));
     });
 
     it("should stop the running turn from the Stop button", async () => {

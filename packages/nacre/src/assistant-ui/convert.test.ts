@@ -1,6 +1,6 @@
 import type { ChatMessage } from "@conch/engine-client";
 import { describe, expect, it } from "vitest";
-import { seqOfThreadMessageId, threadMessageId, toThreadMessages } from "./convert.js";
+import { seqOfThreadMessageId, threadMessageId, toBranchableThreadMessages, toThreadMessages } from "./convert.js";
 
 const log: ChatMessage[] = [
   { seq: 0, role: "user", parts: [{ type: "text", text: "Weather in Oslo?" }], createdAt: 1_000 },
@@ -90,5 +90,26 @@ describe("toThreadMessages", () => {
   it("should read a seq back from a thread message id, and nothing from another id", () => {
     expect(seqOfThreadMessageId(threadMessageId(42))).toBe(42);
     expect(seqOfThreadMessageId("optimistic-1")).toBeNull();
+  });
+});
+
+describe("toBranchableThreadMessages", () => {
+  it("should put each message after the one before it, and its other versions beside it in seq order, empty", () => {
+    const thread = toThreadMessages(
+      [
+        { seq: 0, role: "user", parts: [{ type: "text", text: "one" }] },
+        { seq: 7, role: "assistant", parts: [{ type: "text", text: "the third answer" }] },
+      ],
+      { firstKeptSeq: null, streaming: null },
+    );
+    const items = toBranchableThreadMessages(thread, (seq) => (seq === 7 ? [1, 4, 7] : undefined));
+    expect(items.map(({ message, parentId }) => [message.id, parentId])).toEqual([
+      ["nacre-0", null],
+      ["nacre-1", "nacre-0"],
+      ["nacre-4", "nacre-0"],
+      ["nacre-7", "nacre-0"],
+    ]);
+    expect(items[1]?.message).toMatchObject({ role: "assistant", content: [], metadata: { custom: { nacreSeq: 1 } } });
+    expect(items[3]?.message).toBe(thread[1]);
   });
 });

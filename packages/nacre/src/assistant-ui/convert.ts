@@ -143,3 +143,48 @@ export function toThreadMessages(
   }
   return thread;
 }
+
+/** A thread message's place in assistant-ui's tree: the message before it on its branch, or null for the first. */
+export interface BranchableThreadMessage {
+  readonly message: ThreadMessageLike;
+  readonly parentId: string | null;
+}
+
+/**
+ * The active branch's thread messages as assistant-ui's tree, every other version of each beside it (same
+ * parent, in seq order, so its BranchPicker counts ‹ n / m › as the engine does). The engine gives the other
+ * versions' seqs, not their words: each stands as an empty message until chosen, when the engine makes its
+ * branch active and the thread shows it read back.
+ */
+export function toBranchableThreadMessages(
+  thread: readonly ThreadMessageLike[],
+  siblingsOf: (seq: number, parentId: string | null) => readonly number[] | undefined,
+): BranchableThreadMessage[] {
+  const items: BranchableThreadMessage[] = [];
+  let parentId: string | null = null;
+  for (const message of thread) {
+    const seq = message.id === undefined ? null : seqOfThreadMessageId(message.id);
+    const siblings = seq === null ? undefined : siblingsOf(seq, parentId);
+    const versions = seq === null ? [] : siblings?.includes(seq) ? siblings : [...(siblings ?? []), seq];
+    if (seq === null) items.push({ message, parentId });
+    for (const sibling of versions) {
+      if (sibling === seq) {
+        items.push({ message, parentId });
+        continue;
+      }
+      const custom: NacreMessageCustom = { nacreSeq: sibling, nacreFolded: false };
+      items.push({
+        message: {
+          id: threadMessageId(sibling),
+          role: message.role,
+          content: [],
+          ...(message.role === "assistant" ? { status: { type: "complete", reason: "unknown" } } : {}),
+          metadata: { custom: { ...custom } },
+        },
+        parentId,
+      });
+    }
+    parentId = message.id ?? null;
+  }
+  return items;
+}

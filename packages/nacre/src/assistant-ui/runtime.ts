@@ -1,7 +1,10 @@
 import {
   type AppendMessage,
   type AssistantRuntime,
+  ExportedMessageRepository,
+  type ExternalStoreAdapter,
   MessageNotSentError,
+  type ThreadMessage,
   type ThreadMessageLike,
   useExternalStoreRuntime,
 } from "@assistant-ui/react";
@@ -14,7 +17,7 @@ import {
   useConversationStore,
   useStreamingMessage,
 } from "../conversation.js";
-import { seqOfThreadMessageId, toThreadMessages } from "./convert.js";
+import { seqOfThreadMessageId, toBranchableThreadMessages, toThreadMessages } from "./convert.js";
 
 /** The person's words and pictures of a message assistant-ui's composer made. */
 function inputOf(message: AppendMessage): { text: string; attachments: PicturePart[] } {
@@ -47,8 +50,8 @@ function resultText(result: unknown): string {
  * (`metadata.custom.nacreSeq`, id `nacre-<seq>`); the composer sends, or folds on `/compact [what to keep]`;
  * the stop button aborts; tool results go back through `sendToolResults` once every call of the message has
  * one. On an engine that declares `branches`, Edit makes a new version of the person's message (`edit`), Reload
- * another answer (`regenerate`), and assistant-ui's BranchPicker moves between the versions it has seen
- * (`selectBranch`: the engine's active branch follows). Without `branches`, and delete everywhere, they are not
+ * another answer (`regenerate`), and assistant-ui's BranchPicker counts every version the engine keeps, after a
+ * reload too, and moves between them (`selectBranch`: the engine's active branch follows). Without `branches`, and delete everywhere, they are not
  * offered: each would cut or reorder an append-only log.
  */
 export function useNacreRuntime(target?: ConversationTarget): AssistantRuntime {
@@ -69,12 +72,49 @@ export function useNacreRuntime(target?: ConversationTarget): AssistantRuntime {
         : logged,
     [logged, lastSeq, streaming],
   );
+  // With versions, assistant-ui gets the tree (every version beside the shown one), so its BranchPicker counts
+  // them after a reload too; each message converted once, so a streamed delta re-renders only the last one.
+  const converted = useRef(new WeakMap<ThreadMessageLike, Map<string | null, ThreadMessage>>());
+  // The versions logged under each parent so far: assistant-ui orders a parent's versions as they first come,
+  // and while a new answer streams the engine's branch briefly lacks the one it replaces; kept here, it stays
+  // first, so ‹ n / m › counts in seq order as the engine does.
+  const seen = useRef({ store, byParent: new Map<string | null, Set<number>>() });
+  if (seen.current.store !== store) seen.current = { store, byParent: new Map() };
+  const branches = conversation.edit !== undefined && conversation.regenerate !== undefined;
+  const messageRepository = useMemo(() => {
+    if (!branches) return undefined;
+    const siblings = new Map(conversation.messages.map((message) => [message.seq, message.siblings?.seqs]));
+    const { byParent } = seen.current;
+    const items = toBranchableThreadMessages(messages, (seq, parentId) => {
+      const versions = byParent.get(parentId) ?? new Set<number>();
+      byParent.set(parentId, versions);
+      for (const sibling of siblings.get(seq) ?? []) versions.add(sibling);
+      // Only a logged message is a version for sure (a streamed one may yet be refused).
+      if (siblings.has(seq)) versions.add(seq);
+      return [...new Set([...versions, seq])].sort((a, b) => a - b);
+    });
+    return {
+      headId: messages.at(-1)?.id ?? null,
+      messages: items.map(({ message, parentId }) => {
+        const byParent = converted.current.get(message) ?? new Map<string | null, ThreadMessage>();
+        converted.current.set(message, byParent);
+        let thread = byParent.get(parentId);
+        if (!thread) {
+          thread = ExportedMessageRepository.fromBranchableArray([{ message, parentId }]).messages[0]
+            ?.message as ThreadMessage;
+          byParent.set(parentId, thread);
+        }
+        return { message: thread, parentId };
+      }),
+    };
+  }, [branches, messages, conversation.messages]);
   // Results handed in one by one, per assistant message, until each of its calls has one.
   const pendingResults = useRef(new Map<number, Map<string, ToolResultPart>>());
 
+  // With the tree, no converter: assistant-ui then hands `setMessages` its own messages (ids kept); a converter
+  // would hand back only the converted ones, which the tree has none of.
   return useExternalStoreRuntime<ThreadMessageLike>({
-    messages,
-    convertMessage: asIs,
+    ...(messageRepository ? { messageRepository } : { messages, convertMessage: asIs }),
     isLoading: conversation.isLoading,
     isRunning: conversation.status !== "ready",
     isSendDisabled: !conversation.canSend,
@@ -105,9 +145,9 @@ export function useNacreRuntime(target?: ConversationTarget): AssistantRuntime {
             const seq = parentId === null ? null : seqOfThreadMessageId(parentId);
             if (seq !== null) await store.regenerate(seq);
           },
-          // assistant-ui's BranchPicker shows the versions it has seen and hands back the branch chosen: the
-          // engine makes it active (the first message not on the branch shown names it).
-          setMessages: (chosen: readonly ThreadMessageLike[]) => {
+          // assistant-ui's BranchPicker hands back the branch chosen: the engine makes it active (the first message
+          // not on the branch shown names it) and the thread reads it back.
+          setMessages: (chosen: readonly (ThreadMessageLike | ThreadMessage)[]) => {
             const shown = new Set(conversation.messages.map((message) => message.seq));
             for (const message of chosen) {
               const seq = message.id === undefined ? null : seqOfThreadMessageId(message.id);
@@ -146,5 +186,5 @@ export function useNacreRuntime(target?: ConversationTarget): AssistantRuntime {
       pendingResults.current.delete(seq);
       await conversation.sendToolResults(open.map((id) => pending.get(id) as ToolResultPart));
     },
-  });
+  } as ExternalStoreAdapter<ThreadMessageLike>);
 }

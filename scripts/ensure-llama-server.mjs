@@ -212,7 +212,7 @@ function build(root, sourceDir, key, binDir) {
   const started = Date.now();
   log(`configuring in ${buildDir}…`);
   run("cmake", ["-S", sourceDir, "-B", buildDir, ...CMAKE_OPTIONS]);
-  log(`building llama-server with ${jobs} jobs (15-35 minutes on 2 cores)…`);
+  log(`building llama-server with ${jobs} jobs (about 6 minutes on an idle 2-core machine, 40-60 under heavy load)…`);
   run("cmake", ["--build", buildDir, "--target", "llama-server", "-j", jobs]);
   const seconds = Math.round((Date.now() - started) / 1000);
   const stagedBin = join(root, "bin", `${key}.tmp-${process.pid}`);

@@ -16,7 +16,7 @@ export const projectModelAlias = "stories260K";
 export const newlineToken = 13;
 
 /**
- * The llama-server binary: builds it once (15–35 minutes on 2 cores) or finds it in the cache. Throws with the
+ * The llama-server binary: builds it once (about 6 minutes on an idle 2-core machine) or finds it in the cache. Throws with the
  * build's own output when there is none: callers fail, they never skip.
  */
 export function ensureLlamaServerBinary(): string {

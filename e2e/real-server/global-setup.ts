@@ -1,5 +1,5 @@
 // Vitest globalSetup of the "real-server" project: the llama-server binary, built once per machine
-// (scripts/ensure-llama-server.mjs; 15–35 minutes cold on 2 cores, a stat when cached). No binary is a failure
+// (scripts/ensure-llama-server.mjs; about 6 minutes cold on an idle 2-core machine, a stat when cached). No binary is a failure
 // of the whole project, never a skip: the suite exists to put a real server in the loop.
 import type { TestProject } from "vitest/node";
 import { ensureLlamaServerBinary } from "../../scripts/llama-server.js";

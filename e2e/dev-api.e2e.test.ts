@@ -37,10 +37,16 @@ describe("pnpm dev (the API engine and the fake provider) in Chromium", () => {
     );
     await page.screenshot({ path: join(screenshotDir, `dev-api-${name}.png`) });
   };
-  const { composer, userMessages, dividerLine, summaryOpened, waitUntilReady, sendAndWait, continueCutOff } = chatSteps(
-    () => page,
-    patient,
-  );
+  const {
+    composer,
+    userMessages,
+    dividerLine,
+    summaryOpened,
+    waitUntilReady,
+    waitUntilFoldSettled,
+    sendAndWait,
+    continueCutOff,
+  } = chatSteps(() => page, patient);
   const assistantMessages = () => page.locator('[data-nacre-message][data-role="assistant"]');
   const summaryText = () => page.locator("[data-nacre-summary-text]");
   const firstKeptSeq = () => page.locator("[data-nacre-divider-row] + [data-nacre-message]").getAttribute("data-seq");
@@ -107,6 +113,7 @@ describe("pnpm dev (the API engine and the fake provider) in Chromium", () => {
       // The row is in full (Markdown rendered) or a placeholder (Markdown as typed): compare the words.
       if (recorded) expect(wordsOf(answer)).toContain(wordsOf(recorded.slice(0, 40)));
       else expect(answer).toContain("You asked:");
+      await waitUntilFoldSettled();
       if ((await dividerLine().count()) > 0) break;
     }
     expect(pasted).toBeLessThanOrEqual(5);

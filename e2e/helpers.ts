@@ -127,6 +127,16 @@ export function chatSteps(page: () => Page, patient: { readonly timeout: number 
     await expect.poll(() => page().locator("[data-streaming]").count(), patient).toBe(0);
   }
 
+  /**
+   * A fold ahead of the need runs after a turn and is heard live: the line says it is summarising until the fold
+   * ends (with a summary, or none when it was skipped). Waits until it no longer does.
+   */
+  async function waitUntilFoldSettled() {
+    await expect
+      .poll(() => page().locator('[data-nacre-summary-divider][data-status="summarising"]').count(), patient)
+      .toBe(0);
+  }
+
   /** Types (or pastes) a message and waits until its turn is over. */
   async function sendAndWait(text: string) {
     await waitUntilReady();
@@ -154,7 +164,16 @@ export function chatSteps(page: () => Page, patient: { readonly timeout: number 
     expect(await answer.getAttribute("data-nacre-cut-off")).toBeNull();
   }
 
-  return { composer, userMessages, dividerLine, summaryOpened, waitUntilReady, sendAndWait, continueCutOff };
+  return {
+    composer,
+    userMessages,
+    dividerLine,
+    summaryOpened,
+    waitUntilReady,
+    waitUntilFoldSettled,
+    sendAndWait,
+    continueCutOff,
+  };
 }
 
 /**

@@ -23,10 +23,8 @@ describe("pnpm serve (the page on the engine server) in Chromium", () => {
   const pageErrors: string[] = [];
   const traffic: string[] = [];
   const turns = recordedDemoTurns();
-  const { userMessages, dividerLine, waitUntilReady, sendAndWait, composer, continueCutOff } = chatSteps(
-    () => page,
-    patient,
-  );
+  const { userMessages, dividerLine, waitUntilReady, waitUntilFoldSettled, sendAndWait, composer, continueCutOff } =
+    chatSteps(() => page, patient);
   const assistantMessages = () => page.locator('[data-nacre-message][data-role="assistant"]');
 
   beforeAll(async () => {
@@ -79,6 +77,7 @@ describe("pnpm serve (the page on the engine server) in Chromium", () => {
     for (const turn of turns) {
       await sendAndWait(turn.person);
       sent += 1;
+      await waitUntilFoldSettled();
       if ((await dividerLine().count()) > 0) break;
     }
     expect(sent).toBeLessThanOrEqual(6);

@@ -46,6 +46,7 @@ describe("pnpm dev:local: the demo page on a real model", () => {
     for (const turn of roundRobinTurns(12)) {
       await steps.sendAndWait(turn.text);
       sent++;
+      await steps.waitUntilFoldSettled();
       if ((await steps.dividerLine().count()) > 0) break;
     }
     expect(await steps.dividerLine().count(), `no fold after ${sent} turns`).toBe(1);

@@ -142,6 +142,10 @@ async function overServer(summariserMs: number, mode: Mode, length: number): Pro
       }),
     );
   await timeResponse(send(length - 2));
+  // As a page on pnpm serve does after each turn: follow the chat until idle. Until then the handler keeps the turn's
+  // engine for the fold ahead it may plan, and a turn sent at once would run on that warm engine; the turn after
+  // a fold runs on a new one (as a person's next turn, seconds later, does either way), so both are timed cold.
+  await untilIdle(handler);
   const previous = await timeResponse(send(length));
   const ended = performance.now();
   if (mode === "after") await folded.promise;
@@ -152,6 +156,13 @@ async function overServer(summariserMs: number, mode: Mode, length: number): Pro
     next: next.firstDelta,
     fold: mode === "today" ? Number.NaN : (await folded.promise) - ended,
   };
+}
+
+/** Reads `GET /chats/c/events?until=idle` to its end: the chat is idle (no turn, no fold ahead, none planned). */
+async function untilIdle(handler: (request: Request) => Promise<Response>): Promise<void> {
+  const response = await handler(new Request("http://127.0.0.1/chats/c/events?until=idle"));
+  if (!response.ok) throw new Error(`GET /events?until=idle was refused: ${response.status}`);
+  await response.text();
 }
 
 /** A turn's event stream over the server: ms to its first delta, and from the last delta to turn-end. */
@@ -269,7 +280,7 @@ export async function foldAheadFigures(
         ],
         rows,
         notes: [
-          "The chat model answers at once; × is to the turn before, with no fold due (same chat, warm). 'No fold due' and 'previous turn-end, ahead': the median over every run; 'sent after': over its rounds. 'Sent at once': the next turn goes as the previous turn ends, and waits for the fold (it must fold to fit). 'Previous turn-end': from its last delta. Over the server, each request gets a new engine (as `pnpm serve`).",
+          "The chat model answers at once; × is to the turn before, with no fold due (same chat: warm in the engine; over the server both turns on a new engine, the first sent once the chat was idle, as a page does). 'No fold due' and 'previous turn-end, ahead': the median over every run; 'sent after': over its rounds. 'Sent at once': the next turn goes as the previous turn ends, and waits for the fold (it must fold to fit). 'Previous turn-end': from its last delta. Over the server, each request gets a new engine (as `pnpm serve`).",
         ],
       },
     ],

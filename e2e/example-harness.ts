@@ -51,9 +51,10 @@ async function startExampleServer(
   example: ExampleName,
   provider: ReturnType<typeof createProvider>,
   folder: string,
-  foldAhead: { readonly foldAhead?: boolean },
+  foldAheadOption: boolean | undefined,
 ): Promise<{ readonly server: Server; close(): Promise<void> }> {
   const dataDir = join(folder, "chats");
+  const foldAhead = foldAheadOption === undefined ? {} : { foldAhead: foldAheadOption };
   if (example === "ai-sdk-chat") {
     const chat = await createAiSdkChatServer({ provider, model: firstChatModel, dataDir, ...foldAhead });
     return { server: chat.server, close: () => chat.close() };
@@ -71,7 +72,7 @@ async function startExampleServer(
 }
 
 /**
- * Starts `example` as its README runs it, over the demo's fake provider (OpenRouter's dialect, the shared recorded
+ * Starts `example`'s Node server over the demo's fake provider (OpenRouter's dialect, the shared recorded
  * conversations): its chats in a fresh temporary folder, its page open in Chromium. What started is closed again
  * when a later step fails.
  */
@@ -97,8 +98,7 @@ export async function startExampleInChromium(
       local: false,
       cheapestModel: summariserModel,
     });
-    const foldAhead = options.foldAhead === undefined ? {} : { foldAhead: options.foldAhead };
-    const started = await startExampleServer(example, provider, folder, foldAhead);
+    const started = await startExampleServer(example, provider, folder, options.foldAhead);
     closers.push(() => started.close());
     await new Promise<void>((resolve) => started.server.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(started.server.address() as AddressInfo).port}/`;

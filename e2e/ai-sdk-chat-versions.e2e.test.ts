@@ -1,28 +1,12 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createProvider } from "@conch/engine-client";
 import { type NacreUIMessage, nacreDivider } from "@conch/engine-client/ai-sdk";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type DemoFakeProvider,
-  firstChatModel,
-  loadSharedConversations,
-  startDemoFakeProvider,
-  summariserModel,
-} from "../dev/api/fake-provider.js";
-import { conversationsDir } from "../dev/transcript-plugin.js";
-import { type AiSdkChatServer, createAiSdkChatServer } from "../examples/ai-sdk-chat/server.js";
-import { launchChromium, recordedDemoTurns, repoRoot } from "./helpers.js";
-import { chatModelBodies, linearChatRequests } from "./versions-replay.js";
+import type { ExampleInChromium } from "./example-harness.js";
+import * as versions from "./versions-replay.js";
 
 /** Generous waits on conditions (a loaded 2-core machine), never fixed sleeps. */
 const patient = { timeout: 60_000 };
-const chatId = "versions";
-const editedText = "An edited third message: start from the tests instead.";
-const nextText = "And what is left to do?";
+const { id: chatId, editedText, nextText } = versions.versionsChat;
 
 /**
  * #34's acceptance in the AI SDK example, in Chromium: a chat of up to 40 real turns until it has folded twice,
@@ -33,22 +17,15 @@ const nextText = "And what is left to do?";
  * chat and its replay fold at the same turns.
  */
 describe("examples/ai-sdk-chat: versions (edit, regenerate, the picker) in Chromium", () => {
-  let fake: DemoFakeProvider;
-  let example: AiSdkChatServer;
-  let folder: string;
-  let url: string;
-  let browser: Browser;
+  let example: ExampleInChromium;
   let page: Page;
-  const pageErrors: string[] = [];
-  const turns = recordedDemoTurns().map((turn) => turn.person);
 
   const users = () => page.locator('.message[data-message-role="user"]');
   const answers = () => page.locator('.message[data-message-role="assistant"]');
   const dividerLine = () => page.locator("[data-nacre-summary-divider-trigger]");
   const countOf = (row: ReturnType<Page["locator"]>) => row.locator("[data-nacre-branch-count] [aria-hidden]");
   const loaded = async (): Promise<NacreUIMessage[]> =>
-    ((await (await fetch(`${url}api/chat?id=${chatId}`)).json()) as { messages: NacreUIMessage[] }).messages;
-  const chatBodies = () => chatModelBodies(fake);
+    ((await (await fetch(`${example.url}api/chat?id=${chatId}`)).json()) as { messages: NacreUIMessage[] }).messages;
 
   async function ready() {
     const sendButton = page.locator("[data-nacre-composer-submit]");
@@ -80,75 +57,25 @@ describe("examples/ai-sdk-chat: versions (edit, regenerate, the picker) in Chrom
   }
 
   beforeAll(async () => {
-    fake = await startDemoFakeProvider({
-      dialect: "openrouter",
-      conversations: loadSharedConversations(conversationsDir(repoRoot)),
-      chunkDelayMs: 1,
-    });
-    folder = await mkdtemp(join(tmpdir(), "ai-sdk-chat-versions-"));
-    example = await createAiSdkChatServer({
-      provider: createProvider("openrouter", {
-        baseURL: fake.server.baseURL,
-        local: false,
-        cheapestModel: summariserModel,
-      }),
-      model: firstChatModel,
-      dataDir: folder,
-      foldAhead: false,
-    });
-    await new Promise<void>((resolve) => example.server.listen(0, "127.0.0.1", resolve));
-    url = `http://127.0.0.1:${(example.server.address() as AddressInfo).port}/`;
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1100, height: 860 } });
-    page.on("pageerror", (error) => pageErrors.push(String(error)));
-    await page.goto(`${url}?chat=${chatId}`);
+    example = await versions.startVersionsExample("ai-sdk-chat");
+    page = example.page;
   });
-  afterAll(async () => {
-    await browser?.close();
-    await example?.close();
-    await fake?.server.close();
-    if (folder) await rm(folder, { recursive: true, force: true });
-  });
+  afterAll(() => example?.close());
 
   it("should edit the 3rd message of a chat folded twice, regenerate twice, move between every version, and keep them across a reload", async () => {
     // Up to 40 real turns (the recorded ones, again and again), until the chat has folded twice.
-    const sent: string[] = [];
-    const summaries: string[] = [];
-    for (let index = 0; index < 40; index++) {
-      const turn = turns[index % turns.length] ?? "";
-      await send(turn);
-      sent.push(turn);
-      const summary = fake.lastRequest()?.summary ?? null;
-      if (summary !== null && summary !== summaries.at(-1)) summaries.push(summary);
-      if (summaries.length >= 2) break;
-    }
-    expect(summaries.length).toBeGreaterThanOrEqual(2);
-    const firstBranch = chatBodies();
-    expect(firstBranch).toHaveLength(sent.length);
+    const sent = await versions.foldTwice(example.fake, send);
 
     // Edit the 3rd message in place: a branch forking before both folds.
-    const third = users().nth(2);
-    await third.scrollIntoViewIfNeeded();
-    await third.hover();
-    await third.getByRole("button", { name: "Edit" }).click();
-    const editor = page.locator("[data-nacre-message-editor]");
-    await editor.getByRole("textbox", { name: "Edit message" }).fill(editedText);
-    await editor.getByRole("button", { name: "Send" }).click();
+    await versions.editMessage(page, users().nth(2), editedText);
     await expect.poll(() => users().count(), patient).toBe(3);
     await ready();
     await expect.poll(() => countOf(users().nth(2)).textContent(), patient).toBe("2 / 2");
     expect(await dividerLine().count()).toBe(0);
 
     // Regenerate its answer twice: three versions of it.
-    for (const count of [2, 3]) {
-      const answer = answers().last();
-      await answer.hover();
-      await answer.getByRole("button", { name: "Regenerate" }).click();
-      await expect.poll(() => countOf(answers().last()).textContent(), patient).toBe(`${count} / ${count}`);
-      await ready();
-    }
-    const onEditedBranch = chatBodies().slice(firstBranch.length);
-    expect(onEditedBranch).toHaveLength(3);
+    await versions.regenerateTwice(() => answers().last(), countOf, ready);
+    expect(versions.chatModelBodies(example.fake).slice(sent.length)).toHaveLength(3);
 
     // Every version with the picker: the answer's three, then the 3rd message's two, and back to the first.
     const answerPicker = () => answers().last().getByRole("group", { name: "Versions" });
@@ -188,15 +115,9 @@ describe("examples/ai-sdk-chat: versions (edit, regenerate, the picker) in Chrom
 
     // The next turn on the chosen branch.
     await send(nextText);
-    const afterReload = chatBodies().slice(firstBranch.length + onEditedBranch.length);
-    expect(afterReload).toHaveLength(1);
-
     // Each request the provider received is the one a linear chat of that branch alone is sent.
-    const linearEdited = await linearChatRequests(fake, [...sent.slice(0, 2), editedText]);
-    expect(onEditedBranch).toEqual([linearEdited[2], linearEdited[2], linearEdited[2]]);
-    const linearFirst = await linearChatRequests(fake, [...sent, nextText]);
-    expect([...firstBranch, ...afterReload]).toEqual(linearFirst);
-    expect(pageErrors).toEqual([]);
+    await versions.expectEachBranchLinear(example.fake, sent);
+    expect(example.pageErrors).toEqual([]);
     // Up to 40 turns in Chromium and two replays: minutes on a loaded machine.
   }, 600_000);
 });

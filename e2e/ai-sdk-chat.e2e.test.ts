@@ -1,20 +1,8 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createProvider } from "@conch/engine-client";
 import { type NacreUIMessage, nacreDivider } from "@conch/engine-client/ai-sdk";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type DemoFakeProvider,
-  firstChatModel,
-  loadSharedConversations,
-  startDemoFakeProvider,
-  summariserModel,
-} from "../dev/api/fake-provider.js";
-import { conversationsDir } from "../dev/transcript-plugin.js";
-import { type AiSdkChatServer, createAiSdkChatServer } from "../examples/ai-sdk-chat/server.js";
+import { firstChatModel } from "../dev/api/fake-provider.js";
 import {
   type ChatPage,
   checkCopyFromActions,
@@ -22,18 +10,14 @@ import {
   checkMeterAfterReload,
   checkReadableThemes,
 } from "./chat-ui-checks.js";
-import { launchChromium, recordedDemoTurns, repoRoot, screenshotDir } from "./helpers.js";
+import { type ExampleInChromium, sendUntilFolded, startExampleInChromium } from "./example-harness.js";
+import { recordedDemoTurns, screenshotDir } from "./helpers.js";
 
 const patient = { timeout: 60_000 };
 
 describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatResponse, in Chromium", () => {
-  let fake: DemoFakeProvider;
-  let example: AiSdkChatServer;
-  let folder: string;
-  let url: string;
-  let browser: Browser;
+  let example: ExampleInChromium;
   let page: Page;
-  const pageErrors: string[] = [];
   const turns = recordedDemoTurns().map((turn) => turn.person);
   let sent = 0;
 
@@ -42,7 +26,7 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
   const dividerLine = () => page.locator("[data-nacre-summary-divider-trigger]");
   const composer = () => page.getByRole("textbox", { name: "Message" });
   const loaded = async (): Promise<NacreUIMessage[]> =>
-    ((await (await fetch(`${url}api/chat?id=ai-sdk-chat`)).json()) as { messages: NacreUIMessage[] }).messages;
+    ((await (await fetch(`${example.url}api/chat?id=ai-sdk-chat`)).json()) as { messages: NacreUIMessage[] }).messages;
   const logText = async () => (await loaded()).map((message) => `${message.id} ${JSON.stringify(message.parts)}`);
 
   async function ready(on: Page = page) {
@@ -59,41 +43,13 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
   }
 
   beforeAll(async () => {
-    fake = await startDemoFakeProvider({
-      dialect: "openrouter",
-      conversations: loadSharedConversations(conversationsDir(repoRoot)),
-      chunkDelayMs: 1,
-    });
-    folder = await mkdtemp(join(tmpdir(), "ai-sdk-chat-"));
-    example = await createAiSdkChatServer({
-      provider: createProvider("openrouter", {
-        baseURL: fake.server.baseURL,
-        local: false,
-        cheapestModel: summariserModel,
-      }),
-      model: firstChatModel,
-      dataDir: folder,
-    });
-    await new Promise<void>((resolve) => example.server.listen(0, "127.0.0.1", resolve));
-    url = `http://127.0.0.1:${(example.server.address() as AddressInfo).port}/`;
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1100, height: 860 } });
-    page.on("pageerror", (error) => pageErrors.push(String(error)));
-    await page.goto(url);
+    example = await startExampleInChromium("ai-sdk-chat", { chunkDelayMs: 1 });
+    page = example.page;
   });
-  afterAll(async () => {
-    await browser?.close();
-    await example?.close();
-    await fake?.server.close();
-    if (folder) await rm(folder, { recursive: true, force: true });
-  });
+  afterAll(() => example?.close());
 
   it("should fold within a handful of real turns and put the divider before the first kept message", async () => {
-    for (const turn of turns) {
-      await send(turn);
-      sent += 1;
-      if ((await dividerLine().count()) > 0) break;
-    }
+    sent = (await sendUntilFolded(turns, send, async () => (await dividerLine().count()) > 0)).length;
     expect(sent).toBeLessThanOrEqual(6);
     await expect.poll(() => dividerLine().count(), patient).toBe(1);
     // Where the engine's log says the model's memory starts, and where the page drew the line.
@@ -120,7 +76,7 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
   });
 
   it("should heal one refusal quietly and show its health note, which no message keeps", async () => {
-    fake.server.refuseNext(1, "openrouter", { models: [firstChatModel] });
+    example.fake.server.refuseNext(1, "openrouter", { models: [firstChatModel] });
     await send(turns[sent] ?? "And what is still open?");
     sent += 1;
     await expect.poll(() => page.getByRole("status").textContent(), patient).toMatch(/refused the request as too long/);
@@ -129,7 +85,7 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
   });
 
   it("should show the too-long card with its next step after two refusals", async () => {
-    fake.server.refuseNext(2, "openrouter", { models: [firstChatModel] });
+    example.fake.server.refuseNext(2, "openrouter", { models: [firstChatModel] });
     // Kept in the log and answered on the bigger model below: the next turn is the one after it.
     await send(turns[sent] ?? "And what is still open?");
     sent += 1;
@@ -149,7 +105,7 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
     await expect.poll(() => messages().allTextContents(), patient).toEqual(before);
     expect(await dividerLine().count()).toBe(1);
     expect(await page.locator('[data-nacre-turn-problem][data-kind="too-long"]').count()).toBe(1);
-    expect(pageErrors).toEqual([]);
+    expect(example.pageErrors).toEqual([]);
   });
 
   it("should answer again in place on the bigger model, with no second copy of the message", async () => {
@@ -171,9 +127,9 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
     expect(await chat.getByRole("button", { name: /delete/i }).count()).toBe(0);
     expect(await chat.getByRole("button", { name: "Edit" }).count()).toBeGreaterThan(0);
     expect(await chat.getByRole("button", { name: "Regenerate" }).count()).toBeGreaterThan(0);
-    const second = await browser.newPage();
-    second.on("pageerror", (error) => pageErrors.push(String(error)));
-    await second.goto(url);
+    const second = await example.browser.newPage();
+    second.on("pageerror", (error) => example.pageErrors.push(String(error)));
+    await second.goto(example.url);
     await ready(second);
     await send("One more from the first tab.");
     const log = await logText();
@@ -184,7 +140,7 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
     expect(await second.locator(".chat-error").textContent()).toContain("stale-seq");
     expect(await logText()).toEqual(log);
     await second.close();
-    expect(pageErrors).toEqual([]);
+    expect(example.pageErrors).toEqual([]);
     expect(await composer().isVisible()).toBe(true);
   });
 
@@ -205,7 +161,7 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
   }
 
   it("should resume an answer after a reload mid-answer, showing the whole answer once", async () => {
-    fake.server.setChunkDelayMs(150);
+    example.fake.server.setChunkDelayMs(150);
     const stops: string[] = [];
     const onRequest = (request: { url(): string }) => {
       if (request.url().endsWith("/stop")) stops.push(request.url());
@@ -215,12 +171,14 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
       await startAnswer(turns[sent] ?? "Tell me more about it.");
       sent += 1;
       // Mid-answer: the turn still runs on the server as the page goes.
-      const running = await fetch(`${url}api/chat/ai-sdk-chat/stream`);
+      const running = await fetch(`${example.url}api/chat/ai-sdk-chat/stream`);
       expect(running.status).toBe(200);
       await running.body?.cancel();
       await page.reload();
       // The turn runs on through the reload, and the page reads it to its end.
-      await expect.poll(async () => (await fetch(`${url}api/chat/ai-sdk-chat/stream`)).status, patient).toBe(204);
+      await expect
+        .poll(async () => (await fetch(`${example.url}api/chat/ai-sdk-chat/stream`)).status, patient)
+        .toBe(204);
       await ready();
       const log = await loaded();
       expect(log.at(-1)?.role).toBe("assistant");
@@ -234,21 +192,23 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
       expect(await userMessages().count()).toBe(log.filter((message) => message.role === "user").length);
       // Going away asked nothing to stop: the answer is whole.
       expect(stops).toEqual([]);
-      expect(pageErrors).toEqual([]);
+      expect(example.pageErrors).toEqual([]);
     } finally {
       page.off("request", onRequest);
-      fake.server.setChunkDelayMs(1);
+      example.fake.server.setChunkDelayMs(1);
     }
   });
 
   it("should end the server's turn when Stop is pressed, keeping what was written", async () => {
-    fake.server.setChunkDelayMs(60);
+    example.fake.server.setChunkDelayMs(60);
     try {
       await startAnswer("Tell me the whole story again, slowly.");
       const stoppedAt = Date.now();
       await page.getByRole("button", { name: "Stop" }).click();
       // Nothing runs on the server any more: the route has no turn to resume.
-      await expect.poll(async () => (await fetch(`${url}api/chat/ai-sdk-chat/stream`)).status, patient).toBe(204);
+      await expect
+        .poll(async () => (await fetch(`${example.url}api/chat/ai-sdk-chat/stream`)).status, patient)
+        .toBe(204);
       console.info(`stop to the server's turn ended: ${Date.now() - stoppedAt} ms`);
       await ready();
       const log = await loaded();
@@ -257,13 +217,13 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
       expect((await loaded()).at(-1)?.role).toBe("assistant");
       expect(await page.locator(".chat-error").count()).toBe(0);
     } finally {
-      fake.server.setChunkDelayMs(1);
+      example.fake.server.setChunkDelayMs(1);
     }
   });
 
   it("should fold on /compact typed into the page, sending nothing to the model", async () => {
     const before = await loaded();
-    const chatRequests = fake.server.chatRequests().length;
+    const chatRequests = example.fake.server.chatRequests().length;
     await composer().fill("/compact the decisions");
     await composer().press("Enter");
     await ready();
@@ -274,13 +234,13 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
       before.filter((message) => message.role === "user").length,
     );
     expect(
-      fake.server
+      example.fake.server
         .chatRequests()
         .slice(chatRequests)
         .filter((request) => JSON.stringify(request.body).includes("/compact")),
     ).toEqual([]);
     expect(await dividerLine().count()).toBe(1);
-    expect(pageErrors).toEqual([]);
+    expect(example.pageErrors).toEqual([]);
   });
 
   const list = () => page.locator(".conversation");
@@ -291,7 +251,7 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
     );
 
   it("should mark an answer cut off at the output limit, and Continue it as a continuation the log keeps", async () => {
-    fake.cutNextReply();
+    example.fake.cutNextReply();
     await send("Tell me everything about the release, in one go.");
     // The last one (a recorded reply longer than the room the engine asked for is cut off too, as a model's is).
     const cutOff = page.locator(".message").last();
@@ -314,14 +274,14 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
   });
 
   it("should copy an answer's text from its actions, shown on hover", async () => {
-    await checkCopyFromActions(browser, url, {
+    await checkCopyFromActions(example.browser, example.url, {
       answer: '.message[data-message-role="assistant"]',
       ready,
       expected: async () =>
         ((await loaded()).at(-1)?.parts ?? [])
           .flatMap((part) => (part.type === "text" ? [part.text] : []))
           .join("\n\n"),
-      pageErrors,
+      pageErrors: example.pageErrors,
       saysCopied: true,
     });
   });
@@ -329,13 +289,13 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
   it("should follow an answer as it is written, keep the reader's place once they scroll up, and jump back to it", async () => {
     // Slow enough that the answer is still being written through every look below on a loaded machine (a run
     // saw it end before the reader scrolled up); the rest streams at once after the check.
-    fake.server.setChunkDelayMs(400);
+    example.fake.server.setChunkDelayMs(400);
     try {
       await startAnswer(turns[sent] ?? "Tell me the story again, from the start.");
       sent += 1;
       await checkFollowAndJump(chatPage(), lastAnswerText, join(screenshotDir, "ai-sdk-chat-jump-to-latest.png"));
     } finally {
-      fake.server.setChunkDelayMs(1);
+      example.fake.server.setChunkDelayMs(1);
     }
   });
 
@@ -364,13 +324,13 @@ describe("examples/ai-sdk-chat: useChat on the API engine behind nacreChatRespon
   });
 
   it("should keep message text readable light and dark (contrast ≥ 4.5:1), with nacre.css's controls", async () => {
-    await checkReadableThemes(browser, url, {
+    await checkReadableThemes(example.browser, example.url, {
       directory: screenshotDir,
       name: "ai-sdk-chat",
       scroller: ".conversation",
       texts: ".message .response",
       ready,
     });
-    expect(pageErrors).toEqual([]);
+    expect(example.pageErrors).toEqual([]);
   });
 });

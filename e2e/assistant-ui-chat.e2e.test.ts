@@ -1,23 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createProvider } from "@conch/engine-client";
 import { createRemoteEngine } from "@conch/engine-client/remote";
 import { tooLongBodyFor } from "@conch/fake-provider";
-import type { Browser, Page } from "playwright-core";
-import { build, defaultClientConditions } from "vite";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type DemoFakeProvider,
-  firstChatModel,
-  loadSharedConversations,
-  startDemoFakeProvider,
-  summariserModel,
-} from "../dev/api/fake-provider.js";
-import { conversationsDir } from "../dev/transcript-plugin.js";
-import { createChatServer } from "../examples/assistant-ui-chat/server.js";
+import { firstChatModel } from "../dev/api/fake-provider.js";
 import {
   type ChatPage,
   checkCopyFromActions,
@@ -25,7 +11,8 @@ import {
   checkMeterAfterReload,
   checkReadableThemes,
 } from "./chat-ui-checks.js";
-import { launchChromium, recordedDemoTurns, repoRoot, screenshotDir } from "./helpers.js";
+import { type ExampleInChromium, sendUntilFolded, startExampleInChromium } from "./example-harness.js";
+import { recordedDemoTurns, screenshotDir } from "./helpers.js";
 
 /** Generous waits on conditions (a loaded 2-core machine), never fixed sleeps. */
 const patient = { timeout: 60_000 };
@@ -35,19 +22,15 @@ const patient = { timeout: 60_000 };
  * engine on the example's Node server, over real HTTP to the fake provider, in Chromium.
  */
 describe("examples/assistant-ui-chat in Chromium", () => {
-  let fake: DemoFakeProvider;
-  let server: Server;
-  let folder: string;
-  let url: string;
-  let browser: Browser;
+  let example: ExampleInChromium;
   let page: Page;
-  const pageErrors: string[] = [];
   const turns = recordedDemoTurns();
 
   const composer = () => page.getByRole("textbox", { name: "Message" });
   const rows = (role: "user" | "assistant") => page.locator(`.message[data-role="${role}"]`);
   const divider = () => page.locator("[data-nacre-summary-divider]");
-  const chat = async () => (await createRemoteEngine({ baseURL: `${url}api/engine` })).loadChat("assistant-ui-example");
+  const chat = async () =>
+    (await createRemoteEngine({ baseURL: `${example.url}api/engine` })).loadChat("assistant-ui-example");
 
   async function waitUntilReady(target = page) {
     await expect.poll(() => target.locator(".thread-header").getAttribute("data-status"), patient).toBe("ready");
@@ -63,55 +46,25 @@ describe("examples/assistant-ui-chat in Chromium", () => {
   }
 
   beforeAll(async () => {
-    folder = await mkdtemp(join(tmpdir(), "assistant-ui-chat-"));
-    const pageDir = join(folder, "page");
-    // Built as `npm run build` does, from the workspace's sources.
-    await build({
-      configFile: join(repoRoot, "examples/assistant-ui-chat/vite.config.ts"),
-      resolve: { conditions: ["source", ...defaultClientConditions] },
-      build: { outDir: pageDir, emptyOutDir: true, reportCompressedSize: false },
-      logLevel: "warn",
-    });
-    fake = await startDemoFakeProvider({
-      dialect: "openrouter",
-      conversations: loadSharedConversations(conversationsDir(repoRoot)),
-    });
-    server = createChatServer({
-      provider: createProvider("openrouter", {
-        baseURL: fake.server.baseURL,
-        local: false,
-        cheapestModel: summariserModel,
-      }),
-      model: firstChatModel,
-      dataDir: join(folder, "chats"),
-      pageDir,
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1100, height: 860 } });
-    page.on("pageerror", (error) => pageErrors.push(String(error)));
-    await page.goto(url);
+    example = await startExampleInChromium("assistant-ui-chat");
+    page = example.page;
   });
-  afterAll(async () => {
-    await browser?.close();
-    if (server) await new Promise((resolve) => server.close(resolve));
-    await fake?.server.close();
-    if (folder) await rm(folder, { recursive: true, force: true });
-  });
+  afterAll(() => example?.close());
 
   it("should fold on Chat 8K within a handful of real turns, the divider before the first kept message", async () => {
     await composer().waitFor(patient);
-    let sent = 0;
-    for (const turn of turns) {
-      await send(turn.person);
-      sent += 1;
-      const recorded = turn.rounds.map((round) => round.reply.trim()).find((reply) => reply !== "");
-      const answer = (await rows("assistant").last().textContent()) ?? "";
-      if (recorded) expect(answer).toContain(recorded.slice(0, 40));
-      if ((await divider().count()) > 0) break;
-    }
-    expect(sent).toBeLessThanOrEqual(6);
+    const sent = await sendUntilFolded(
+      turns,
+      async (turn) => {
+        await send(turn.person);
+        // Each answer is the recorded one.
+        const recorded = turn.rounds.map((round) => round.reply.trim()).find((reply) => reply !== "");
+        const answer = (await rows("assistant").last().textContent()) ?? "";
+        if (recorded) expect(answer).toContain(recorded.slice(0, 40));
+      },
+      async () => (await divider().count()) > 0,
+    );
+    expect(sent.length).toBeLessThanOrEqual(6);
     const snapshot = await chat();
     const firstKeptSeq = snapshot.summary?.firstKeptSeq;
     expect(firstKeptSeq).toBeGreaterThan(0);
@@ -140,7 +93,7 @@ describe("examples/assistant-ui-chat in Chromium", () => {
 
   it("should show the too-long card under the person's message after two refusals, with its one next step", async () => {
     const body = tooLongBodyFor("openai", { window: 8_192, inputTokens: 8_704 + 512, outputTokens: 0 });
-    fake.server.refuseNext(2, body ?? "openai", { models: [firstChatModel] });
+    example.fake.server.refuseNext(2, body ?? "openai", { models: [firstChatModel] });
     const words = "Here is the whole build log of the init command, what failed?";
     await send(words);
     const card = page.locator("[data-nacre-turn-problem]");
@@ -185,9 +138,9 @@ describe("examples/assistant-ui-chat in Chromium", () => {
       1,
     );
 
-    const second = await browser.newPage();
-    second.on("pageerror", (error) => pageErrors.push(String(error)));
-    await second.goto(url);
+    const second = await example.browser.newPage();
+    second.on("pageerror", (error) => example.pageErrors.push(String(error)));
+    await second.goto(example.url);
     await send("A question from the second tab.", second);
     // The first tab has not read the new turn yet: its send is refused as stale, it reads the log again and
     // sends after the second tab's turn, so it shows both; nothing is overwritten or reordered.
@@ -201,7 +154,7 @@ describe("examples/assistant-ui-chat in Chromium", () => {
     expect(people.filter((parts) => parts.includes("second tab"))).toHaveLength(1);
     expect(people.filter((parts) => parts.includes("first tab"))).toHaveLength(1);
     await second.close();
-    expect(pageErrors).toEqual([]);
+    expect(example.pageErrors).toEqual([]);
   });
 
   const list = () => page.locator(".thread-viewport");
@@ -209,7 +162,7 @@ describe("examples/assistant-ui-chat in Chromium", () => {
   const lastAnswerText = async () => (await rows("assistant").last().locator(".message-body").textContent()) ?? "";
 
   it("should mark a reply cut off at the output limit, and Continue it as a continuation the log keeps", async () => {
-    fake.cutNextReply();
+    example.fake.cutNextReply();
     await send("Tell me everything about the release, in one go.");
     const answer = rows("assistant").last();
     await expect.poll(() => answer.locator("[data-nacre-message-ending]").textContent(), patient).toBe("Cut off");
@@ -230,7 +183,7 @@ describe("examples/assistant-ui-chat in Chromium", () => {
   it("should show a sign of work before the first word, then follow the reply, keep the reader's place and jump back", async () => {
     // Slow enough that the answer is still being written through every look below on a loaded machine (a run
     // saw it end before the reader scrolled up); the rest streams at once after the check.
-    fake.server.setChunkDelayMs(400);
+    example.fake.server.setChunkDelayMs(400);
     try {
       await waitUntilReady();
       const answers = await rows("assistant").count();
@@ -246,19 +199,19 @@ describe("examples/assistant-ui-chat in Chromium", () => {
       // The sign of work went with the reply's first word.
       expect(await page.locator("[data-nacre-pending]").count()).toBe(0);
     } finally {
-      fake.server.setChunkDelayMs(1);
+      example.fake.server.setChunkDelayMs(1);
     }
   });
 
   it("should copy a reply's text from its actions, shown on hover", async () => {
-    await checkCopyFromActions(browser, url, {
+    await checkCopyFromActions(example.browser, example.url, {
       answer: '.message[data-role="assistant"]',
       ready: waitUntilReady,
       expected: async () =>
         ((await chat()).messages.at(-1)?.parts ?? [])
           .flatMap((part) => (part.type === "text" ? [part.text] : []))
           .join("\n\n"),
-      pageErrors,
+      pageErrors: example.pageErrors,
       saysCopied: false,
     });
   });
@@ -268,13 +221,13 @@ describe("examples/assistant-ui-chat in Chromium", () => {
   });
 
   it("should keep message text readable light and dark (contrast ≥ 4.5:1), with nacre.css's controls", async () => {
-    await checkReadableThemes(browser, url, {
+    await checkReadableThemes(example.browser, example.url, {
       directory: screenshotDir,
       name: "assistant-ui-chat",
       scroller: ".thread-viewport",
       texts: ".message-body p",
       ready: waitUntilReady,
     });
-    expect(pageErrors).toEqual([]);
+    expect(example.pageErrors).toEqual([]);
   });
 });

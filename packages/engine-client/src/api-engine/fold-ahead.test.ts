@@ -1,12 +1,10 @@
-import { createReplayScript, type FakeProvider, startFakeProvider } from "@conch/fake-provider";
+import type { FakeProvider } from "@conch/fake-provider";
 import { afterEach, describe, expect, it } from "vitest";
-import { computeBudget } from "../context/budget.js";
-import { estimateTokens } from "../context/estimate.js";
 import type { EngineEvent } from "../events.js";
 import { readEventStream } from "../protocol/event-stream.js";
 import type { WireChatPage } from "../protocol/wire.js";
-import { createProvider } from "../providers/create-provider.js";
 import { createEngineHandler } from "../server/handler.js";
+import { longTurnText, startHeldSummariser } from "../server/testing/held-summariser.js";
 import type { ChatStore } from "../transcript/chat-store.js";
 import { createMemoryChatStore } from "../transcript/memory-store.js";
 import { type ApiEngineOptions, createApiEngine } from "./api-engine.js";
@@ -16,64 +14,21 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-const chatWindow = 16_000;
-/** About a third of the budget: the third such message in a row folds the chat, the second does not. */
-const longText = (() => {
-  const target = Math.floor(computeBudget({ window: chatWindow }).budget * 0.35);
-  let text = "";
-  for (let word = 0; estimateTokens(text) < target; word += 1) text += `word${word % 97} `;
-  return text;
-})();
-
-const isSummariserRequest = (lastUserText: string) => /<chat-lines>/.test(lastUserText);
-
 /** The API engine over the fake provider, its summariser held at a gate the test opens, or failing. */
 async function setup(
   engineOptions: Partial<ApiEngineOptions> = {},
   store: ChatStore = createMemoryChatStore(),
   local = false,
 ) {
-  const script = createReplayScript(["cheap"]);
-  let openGate: () => void = () => undefined;
-  let gate: Promise<void> = Promise.resolve();
-  const state = { summaries: 0, failSummaries: false };
-  const server = await startFakeProvider({
-    dialect: "openai",
-    row: "openrouter",
-    models: [
-      { id: "chat", window: chatWindow, displayName: "Chat" },
-      { id: "cheap", window: 128_000, displayName: "Cheap Summariser" },
-    ],
-    async reply(request) {
-      if (!isSummariserRequest(request.lastUserText)) return { text: "An answer." };
-      state.summaries += 1;
-      await gate;
-      return state.failSummaries ? { text: "" } : script.reply(request);
-    },
-  });
-  servers.push(server);
-  const provider = createProvider("openrouter", { baseURL: server.baseURL, local, cheapestModel: "cheap" });
+  const held = await startHeldSummariser();
+  servers.push(held.server);
+  const provider = held.provider(local);
   const make = (options: Partial<ApiEngineOptions> = engineOptions) =>
     createApiEngine({ provider, model: "chat", store, systemPrompt: "You are a helpful assistant.", ...options });
   const engine = make();
   const heard: EngineEvent[] = [];
   engine.subscribe((event) => heard.push(event));
-  return {
-    engine,
-    make,
-    server,
-    store,
-    state,
-    heard,
-    closeGate() {
-      gate = new Promise((resolve) => {
-        openGate = resolve;
-      });
-    },
-    openGate: () => openGate(),
-    /** The chat requests of the chat model (the answers), in order. */
-    answers: () => server.chatRequests().filter((request) => !isSummariserRequest(JSON.stringify(request.body))),
-  };
+  return { ...held, engine, make, store, heard };
 }
 
 async function collect(stream: AsyncIterable<EngineEvent>): Promise<EngineEvent[]> {
@@ -88,7 +43,7 @@ const count = (events: readonly EngineEvent[], type: EngineEvent["type"]) =>
 
 /** Two long turns: after the second, the third (a message of the usual size) would have to fold. */
 async function twoLongTurns(engine: ReturnType<typeof createApiEngine>, chatId: string) {
-  for (const seq of [0, 2]) await collect(engine.sendTurn({ chatId, seq, text: `${seq} ${longText}` }));
+  for (const seq of [0, 2]) await collect(engine.sendTurn({ chatId, seq, text: `${seq} ${longTurnText}` }));
 }
 
 describe("fold ahead of the need", () => {
@@ -103,8 +58,8 @@ describe("fold ahead of the need", () => {
     expect(types.lastIndexOf("turn-end")).toBeLessThan(types.indexOf("compacting"));
     expect(count(today.heard, "compacting")).toBe(0);
 
-    const next = await collect(ahead.engine.sendTurn({ chatId: "c", seq: 4, text: `4 ${longText}` }));
-    const folding = await collect(today.engine.sendTurn({ chatId: "c", seq: 4, text: `4 ${longText}` }));
+    const next = await collect(ahead.engine.sendTurn({ chatId: "c", seq: 4, text: `4 ${longTurnText}` }));
+    const folding = await collect(today.engine.sendTurn({ chatId: "c", seq: 4, text: `4 ${longTurnText}` }));
     // The turn after waits for no summariser; today's folds first. Its stream says the fold it is the first to use.
     expect(typesOf(next)).not.toContain("compacting");
     expect(typesOf(next).indexOf("compacted")).toBeGreaterThan(typesOf(next).indexOf("turn-start"));
@@ -125,7 +80,7 @@ describe("fold ahead of the need", () => {
     await twoLongTurns(engine, "c");
     await expect.poll(() => state.summaries, { timeout: 10_000 }).toBeGreaterThan(0);
     const asked = state.summaries;
-    const turn = engine.sendTurn({ chatId: "c", seq: 4, text: `4 ${longText}` });
+    const turn = engine.sendTurn({ chatId: "c", seq: 4, text: `4 ${longTurnText}` });
     const events = collect(turn);
     await expect.poll(() => count(heard, "compacting"), { timeout: 10_000 }).toBeGreaterThan(1);
     openGate();
@@ -191,7 +146,7 @@ describe("fold ahead of the need", () => {
       expect(chat.healthNotes).toEqual([]);
       state.failSummaries = false;
       openGate();
-      const next = await collect(engine.sendTurn({ chatId: "c", seq: 4, text: `4 ${longText}` }));
+      const next = await collect(engine.sendTurn({ chatId: "c", seq: 4, text: `4 ${longTurnText}` }));
       expect(typesOf(next)).toContain("compacted");
       expect((await engine.loadChat("c")).summary?.model).toBe("cheap");
     }
@@ -247,7 +202,7 @@ describe("fold ahead of the need, over the server (a new engine per request)", (
       return read;
     }
     async function longTurn(seq: number) {
-      const response = await post("/chats/c/turns", { seq, text: `${seq} ${longText}` });
+      const response = await post("/chats/c/turns", { seq, text: `${seq} ${longTurnText}` });
       expect(response.status).toBe(200);
       return read(response);
     }

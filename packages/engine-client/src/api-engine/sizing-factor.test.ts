@@ -19,23 +19,24 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-async function setup(window: number) {
+/**
+ * An API engine over the fake provider, whose one model `small-vocab` has `window` and counts a request's tokens
+ * with `countTokens`; `newEngine()` makes another on the same provider and store (a later reader of the chat).
+ */
+async function setup(window: number, countTokens: (text: string) => number = countLikeSmallVocabulary) {
   const script = createReplayScript(["cheap"]);
   const server = await startFakeProvider({
     dialect: "openai",
     row: "openrouter",
     models: [{ id: "small-vocab", window }],
-    countTokens: countLikeSmallVocabulary,
+    countTokens,
     reply: script.reply,
   });
   servers.push(server);
   const store = createMemoryChatStore();
-  const engine = createApiEngine({
-    provider: createProvider("openrouter", { baseURL: server.baseURL, local: true }),
-    model: "small-vocab",
-    store,
-  });
-  return { engine, store, script };
+  const provider = createProvider("openrouter", { baseURL: server.baseURL, local: true });
+  const newEngine = () => createApiEngine({ provider, model: "small-vocab", store });
+  return { engine: newEngine(), newEngine, store, script };
 }
 
 async function send(engine: ReturnType<typeof createApiEngine>, chatId: string, seq: number, text: string) {
@@ -75,17 +76,13 @@ describe("the sizing factor (a tokenizer unlike BPE)", () => {
 
   describe("given a chat whose stored factor is locked high by short requests (written before the sizing factor)", () => {
     it("should recover: sized with the stored factor until a long request is answered, then with that one's", async () => {
-      const { engine, store, script } = await setup(16_000);
+      const { engine, newEngine, store, script } = await setup(16_000);
       script.queue.push({ text: "Hello." });
       await send(engine, "c", 0, "Hi there");
       const written = (await store.readTranscript("c")) as TranscriptFile & { sizingFactor?: number };
       const { sizingFactor: _dropped, ...older } = { ...written, factor: 6.4 };
       await store.writeTranscript("c", older as TranscriptFile);
-      const reader = createApiEngine({
-        provider: createProvider("openrouter", { baseURL: servers[0]?.baseURL as string, local: true }),
-        model: "small-vocab",
-        store,
-      });
+      const reader = newEngine();
       expect((await reader.loadChat("c")).contextUsage?.factor).toBe(6.4);
       script.queue.push({ text: "Noted." });
       const end = await send(reader, "c", 2, longText);
@@ -104,21 +101,7 @@ describe("the sizing factor (a tokenizer unlike BPE)", () => {
         const rest = text.replace(han, "");
         return Math.ceil(estimateTokens(chinese) * 2.9 + estimateTokens(rest) * 2.3) + templateTokens;
       };
-      const script = createReplayScript(["cheap"]);
-      const server = await startFakeProvider({
-        dialect: "openai",
-        row: "openrouter",
-        models: [{ id: "small-vocab", window: 8_000 }],
-        countTokens: countByScript,
-        reply: script.reply,
-      });
-      servers.push(server);
-      const store = createMemoryChatStore();
-      const engine = createApiEngine({
-        provider: createProvider("openrouter", { baseURL: server.baseURL, local: true }),
-        model: "small-vocab",
-        store,
-      });
+      const { engine, store, script } = await setup(8_000, countByScript);
       script.queue.push({ text: "Noted." }, { text: "Noted." });
       // About 1,200 real tokens: over an eighth of the 8,000 window, under half of its 6,000 budget.
       const chineseTurn = await send(engine, "c", 0, "港口办公室保存着本周的潮汐表、泊位表和引航员名单。".repeat(16));

@@ -1,10 +1,7 @@
-import { createReplayScript, type FakeProvider, startFakeProvider } from "@conch/fake-provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApiEngine } from "../api-engine/api-engine.js";
-import { computeBudget } from "../context/budget.js";
-import { estimateTokens } from "../context/estimate.js";
 import type { EngineEvent } from "../events.js";
-import { createProvider } from "../providers/create-provider.js";
+import { longTurnText, startHeldSummariser } from "../server/testing/held-summariser.js";
 import { servedAuth, serveEngine } from "../server/testing/serve-engine.js";
 import { createMemoryChatStore } from "../transcript/memory-store.js";
 import { createRemoteEngine } from "./remote-engine.js";
@@ -14,44 +11,16 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
-const chatWindow = 16_000;
-/** About a third of the budget: after two such turns, the next (a message of the usual size) would have to fold. */
-const longText = (() => {
-  const target = Math.floor(computeBudget({ window: chatWindow }).budget * 0.35);
-  let text = "";
-  for (let word = 0; estimateTokens(text) < target; word += 1) text += `word${word % 97} `;
-  return text;
-})();
-
 /**
  * The API engine over the fake provider, its summariser held at a gate the test opens, served on 127.0.0.1; a
  * remote engine on it whose `fetch` counts the `GET …/events?until=idle` connections still open.
  */
 async function setup() {
-  const script = createReplayScript(["cheap"]);
-  let openGate: () => void = () => undefined;
-  const gate = new Promise<void>((resolve) => {
-    openGate = resolve;
-  });
-  const state = { summaries: 0, following: 0, follows: 0 };
-  const provider: FakeProvider = await startFakeProvider({
-    dialect: "openai",
-    row: "openrouter",
-    models: [
-      { id: "chat", window: chatWindow, displayName: "Chat" },
-      { id: "cheap", window: 128_000, displayName: "Cheap Summariser" },
-    ],
-    async reply(request) {
-      if (!/<chat-lines>/.test(request.lastUserText)) return { text: "An answer." };
-      state.summaries += 1;
-      // A summariser that takes time: it answers once the test opens the gate.
-      await gate;
-      return script.reply(request);
-    },
-  });
-  closers.push(() => provider.close());
+  const held = await startHeldSummariser({ held: true });
+  closers.push(() => held.server.close());
+  const state = { following: 0, follows: 0 };
   const engine = createApiEngine({
-    provider: createProvider("openrouter", { baseURL: provider.baseURL, local: false, cheapestModel: "cheap" }),
+    provider: held.provider(),
     model: "chat",
     store: createMemoryChatStore(),
     systemPrompt: "You are a helpful assistant.",
@@ -75,12 +44,12 @@ async function setup() {
   };
   const remote = await createRemoteEngine({ baseURL: served.baseURL, headers: servedAuth, fetch: countingFetch });
   const heard: EngineEvent[] = [];
-  return { remote, state, heard, openGate };
+  return { remote, state, heard, openGate: held.openGate, summaries: () => held.state.summaries };
 }
 
 async function turn(remote: Awaited<ReturnType<typeof setup>>["remote"], seq: number) {
   const events: EngineEvent[] = [];
-  for await (const event of remote.sendTurn({ chatId: "c", seq, text: `${seq} ${longText}` })) events.push(event);
+  for await (const event of remote.sendTurn({ chatId: "c", seq, text: `${seq} ${longTurnText}` })) events.push(event);
   expect(events.at(-1)).toMatchObject({ type: "turn-end", status: "done" });
   return events;
 }
@@ -89,7 +58,7 @@ const types = (events: readonly EngineEvent[]) => events.map((event) => event.ty
 
 describe("the remote engine and a fold ahead of the need", () => {
   it("should hand a fold ahead that follows its turn to subscribe listeners live, with no further turn, then let go", async () => {
-    const { remote, state, heard, openGate } = await setup();
+    const { remote, state, heard, openGate, summaries } = await setup();
     remote.subscribe((event) => heard.push(event));
     await turn(remote, 0);
     // No fold follows the first turn: the server ends the follow at once.
@@ -100,7 +69,7 @@ describe("the remote engine and a fold ahead of the need", () => {
     await turn(remote, 2);
     // The fold begins after the turn, in the background: its start is heard while the summariser works.
     await expect.poll(() => types(heard).includes("compacting"), { timeout: 10_000 }).toBe(true);
-    await expect.poll(() => state.summaries, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(summaries, { timeout: 10_000 }).toBeGreaterThan(0);
     expect(types(heard)).not.toContain("compacted");
     openGate();
     await expect.poll(() => types(heard).includes("compacted"), { timeout: 20_000 }).toBe(true);
@@ -116,10 +85,10 @@ describe("the remote engine and a fold ahead of the need", () => {
   });
 
   it("should hold no connection for a chat nobody listens to, and let go when the last listener does", async () => {
-    const { remote, state, heard, openGate } = await setup();
+    const { remote, state, heard, openGate, summaries } = await setup();
     await turn(remote, 0);
     await turn(remote, 2);
-    await expect.poll(() => state.summaries, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(summaries, { timeout: 10_000 }).toBeGreaterThan(0);
     expect(state.follows).toBe(0);
     openGate();
 

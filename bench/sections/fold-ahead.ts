@@ -78,7 +78,7 @@ async function timeTurn(events: AsyncIterable<EngineEvent>): Promise<{ firstDelt
 }
 
 /** The two turns in the engine (one engine, as an app holds it). */
-async function inEngine(summariserMs: number, mode: Mode, length: number): Promise<Timed> {
+async function inEngine(summariserMs: number, mode: Mode, length: number, withNext = true): Promise<Timed> {
   const store = createMemoryChatStore();
   await store.appendLog(
     "c",
@@ -96,7 +96,9 @@ async function inEngine(summariserMs: number, mode: Mode, length: number): Promi
   const previous = await timeTurn(engine.sendTurn({ chatId: "c", seq: length, text: textOf(length) }));
   const ended = performance.now();
   if (mode === "after") await folded.promise;
-  const next = await timeTurn(engine.sendTurn({ chatId: "c", seq: length + 2, text: textOf(length + 2) }));
+  const next = withNext
+    ? await timeTurn(engine.sendTurn({ chatId: "c", seq: length + 2, text: textOf(length + 2) }))
+    : { firstDelta: Number.NaN };
   return {
     noFold: previous.firstDelta,
     previousEnd: previous.tail,
@@ -106,7 +108,7 @@ async function inEngine(summariserMs: number, mode: Mode, length: number): Promi
 }
 
 /** The two turns over the server in the process, a new engine per request (as `pnpm serve` and the examples). */
-async function overServer(summariserMs: number, mode: Mode, length: number): Promise<Timed> {
+async function overServer(summariserMs: number, mode: Mode, length: number, withNext = true): Promise<Timed> {
   const store: ChatStore = createMemoryChatStore();
   await store.appendLog(
     "c",
@@ -149,7 +151,7 @@ async function overServer(summariserMs: number, mode: Mode, length: number): Pro
   const previous = await timeResponse(send(length));
   const ended = performance.now();
   if (mode === "after") await folded.promise;
-  const next = await timeResponse(send(length + 2));
+  const next = withNext ? await timeResponse(send(length + 2)) : { firstDelta: Number.NaN };
   return {
     noFold: previous.firstDelta,
     previousEnd: previous.tail,
@@ -222,8 +224,8 @@ function medianOf(runs: readonly Timed[]): Timed {
 }
 
 /**
- * The figures of the fold-ahead part of `pnpm bench --only scale`. `rounds` runs of "sent after the fold ended"
- * (its figure is a few ms: the median of several), one of the others (seconds).
+ * The figures of the fold-ahead part of `pnpm bench --only scale`. `rounds` runs of "sent after the fold ended" and of
+ * the turn before a fold in the turn (their figures are a few ms: the median of several), one of each fold's wait.
  */
 export async function foldAheadFigures(
   log: (message: string) => void,
@@ -235,21 +237,27 @@ export async function foldAheadFigures(
   for (const where of ["engine", "server"] as const) {
     json[where] = {};
     for (const summariserMs of [1_000, 3_000]) {
-      const timed = {} as Record<Mode, Timed>;
-      const everyRun: Timed[] = [];
+      const runsOf: Record<Mode, Timed[]> = { today: [], after: [], "at once": [] };
       for (const mode of ["today", "after", "at once"] as const) {
         log(`fold ahead: ${where}, summariser ${summariserMs} ms a request, ${mode}...`);
-        const runs: Timed[] = [];
-        for (let round = 0; round < (mode === "after" ? rounds : 1); round++)
-          runs.push(await (where === "engine" ? inEngine : overServer)(summariserMs, mode, length));
-        timed[mode] = medianOf(runs);
-        everyRun.push(...runs);
+        // "After" is timed over `rounds` runs, and "today" too for the previous turn's end, though only its first
+        // run sends the turn that folds in it (seconds); "at once" runs once.
+        for (let round = 0; round < (mode === "at once" ? 1 : rounds); round++) {
+          const time = where === "engine" ? inEngine : overServer;
+          runsOf[mode].push(await time(summariserMs, mode, length, round === 0 || mode === "after"));
+        }
       }
+      const first = (mode: Mode) => runsOf[mode][0] as Timed;
+      const timed: Record<Mode, Timed> = {
+        today: { ...medianOf(runsOf.today), next: first("today").next },
+        after: medianOf(runsOf.after),
+        "at once": first("at once"),
+      };
       (json[where] as Record<string, Record<Mode, Timed>>)[String(summariserMs)] = timed;
       const ms = (value: number) => (Number.isNaN(value) ? "–" : value.toFixed(1));
       // The turn before, with no fold due, is the same in every run: its median over all of them.
-      const noFold = medianOf(everyRun).noFold;
-      const aheadEnd = medianOf(everyRun.slice(1)).previousEnd;
+      const noFold = medianOf([...runsOf.today, ...runsOf.after, ...runsOf["at once"]]).noFold;
+      const aheadEnd = medianOf([...runsOf.after, ...runsOf["at once"]]).previousEnd;
       const times = (value: number) => `${(value / noFold).toFixed(2)}×`;
       rows.push([
         where,
@@ -280,7 +288,7 @@ export async function foldAheadFigures(
         ],
         rows,
         notes: [
-          "The chat model answers at once; × is to the turn before, with no fold due (same chat: warm in the engine; over the server both turns on a new engine, the first sent once the chat was idle, as a page does). 'No fold due' and 'previous turn-end, ahead': the median over every run; 'sent after': over its rounds. 'Sent at once': the next turn goes as the previous turn ends, and waits for the fold (it must fold to fit). 'Previous turn-end': from its last delta. Over the server, each request gets a new engine (as `pnpm serve`).",
+          "The chat model answers at once; × is to the turn before, with no fold due (same chat: warm in the engine; over the server both turns on a new engine, the first sent once the chat was idle, as a page does). 'No fold due': the median over every run; 'previous turn-end': over the runs without and with fold ahead; 'sent after': over its rounds. 'Sent at once': the next turn goes as the previous turn ends, and waits for the fold (it must fold to fit). 'Previous turn-end': from its last delta. Over the server, each request gets a new engine (as `pnpm serve`).",
         ],
       },
     ],

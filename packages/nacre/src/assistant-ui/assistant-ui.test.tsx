@@ -1,12 +1,12 @@
 import {
   type AssistantRuntime,
   AssistantRuntimeProvider,
-  useAuiState,
   BranchPickerPrimitive,
   ComposerPrimitive,
   MessagePrimitive,
   ThreadPrimitive,
   type ToolCallMessagePartProps,
+  useAuiState,
 } from "@assistant-ui/react";
 import type { BranchCapability, ChatMessage, SummaryState } from "@conch/engine-client";
 import { chatLogFrom, createMockEngine } from "@conch/engine-client/mock";
@@ -370,7 +370,12 @@ describe("useNacreRuntime in assistant-ui's thread", () => {
       // the picker clicked says it is busy, and assistant-ui's head stays where the thread is.
       await waitFor(() => expect(screen.getByTestId("versions-4")).toHaveAttribute("aria-busy", "true"));
       const thread = (runtime as AssistantRuntime).thread;
-      expect(thread.getState().messages.map((message) => message.id)).toEqual(["nacre-0", "nacre-1", "nacre-4", "nacre-6"]);
+      expect(thread.getState().messages.map((message) => message.id)).toEqual([
+        "nacre-0",
+        "nacre-1",
+        "nacre-4",
+        "nacre-6",
+      ]);
       expect(thread.getState().messages.every((message) => message.content.some((part) => part.type === "text"))).toBe(
         true,
       );

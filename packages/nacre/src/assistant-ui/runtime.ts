@@ -128,7 +128,8 @@ function useRememberedVersions(
  * the stop button aborts; tool results go back through `sendToolResults` once every call of the message has
  * one. On an engine that declares `branches`, Edit makes a new version of the person's message (`edit`), Reload
  * another answer (`regenerate`), and assistant-ui's BranchPicker counts every version the engine keeps, after a
- * reload too, and moves between them (`selectBranch`: the engine's active branch follows). Without `branches`, and delete everywhere, they are not
+ * reload too, and moves between them (`selectBranch`: the engine's active branch follows; the version shown stays,
+ * marked `nacreSwitchingTo`, until the chosen one has arrived). Without `branches`, and delete everywhere, they are not
  * offered: each would cut or reorder an append-only log.
  */
 export function useNacreRuntime(target?: ConversationTarget): AssistantRuntime {

@@ -52,6 +52,8 @@ function resultText(result: unknown): string {
 
 /** A version the person chose in the BranchPicker, while the engine makes its branch active. */
 interface ChosenVersion {
+  /** The chat's store it was chosen in. */
+  readonly store: ConversationStore;
   /** The chosen version's seq. */
   readonly seq: number;
   /** The seq of the version shown in its place until then. */
@@ -81,6 +83,7 @@ function rememberVersions(
   const siblings = new Map(messages.map((message) => [message.seq, message.siblings?.seqs ?? []]));
   let byParent: Map<string | null, readonly number[]> | null = null;
   let parentId: string | null = null;
+  // Logged messages only: a streamed one may yet be refused.
   for (const message of logged) {
     const seq = message.id === undefined ? null : seqOfThreadMessageId(message.id);
     if (seq !== null) {
@@ -111,13 +114,16 @@ function useRememberedVersions(
 ): VersionsByParent {
   const [remembered, setRemembered] = useState(() => ({
     store,
+    branches,
     logged,
     byParent: branches ? rememberVersions(noVersions, logged, messages) : noVersions,
   }));
-  if (remembered.store === store && remembered.logged === logged) return remembered.byParent;
-  const previous = remembered.store === store ? remembered.byParent : noVersions;
-  const byParent = branches ? rememberVersions(previous, logged, messages) : previous;
-  setRemembered({ store, logged, byParent });
+  if (remembered.store === store && remembered.branches === branches && remembered.logged === logged) {
+    return remembered.byParent;
+  }
+  const previous = remembered.store === store && remembered.branches === branches ? remembered.byParent : noVersions;
+  const byParent = branches ? rememberVersions(previous, logged, messages) : noVersions;
+  setRemembered({ store, branches, logged, byParent });
   return byParent;
 }
 
@@ -157,7 +163,8 @@ export function useNacreRuntime(target?: ConversationTarget): AssistantRuntime {
   const branches = conversation.edit !== undefined && conversation.regenerate !== undefined;
   const versionsByParent = useRememberedVersions(store, branches, logged, conversation.messages);
   // The version chosen in the BranchPicker, until the engine has made its branch active.
-  const [chosen, setChosen] = useState<ChosenVersion | null>(null);
+  const [chosenVersion, setChosen] = useState<ChosenVersion | null>(null);
+  const chosen = chosenVersion?.store === store ? chosenVersion : null;
   const switching = useRef<Promise<void>>(Promise.resolve());
   const messageRepository = useMemo(() => {
     if (!branches) return undefined;
@@ -235,7 +242,7 @@ export function useNacreRuntime(target?: ConversationTarget): AssistantRuntime {
               // The branches share what comes before: the version shown in its place is at the same index.
               const shownId = messages[index]?.id;
               const shownSeq = shownId === undefined ? null : seqOfThreadMessageId(shownId);
-              const choice: ChosenVersion = { seq, shownSeq: shownSeq ?? seq };
+              const choice: ChosenVersion = { store, seq, shownSeq: shownSeq ?? seq };
               setChosen(choice);
               // One switch at a time, in the order chosen: the engine's active branch ends on the last choice.
               switching.current = switching.current

@@ -127,6 +127,57 @@ describe("examples/assistant-ui-chat in Chromium", () => {
     ).toBeGreaterThan(0);
   });
 
+  it("should keep a version shown, its picker busy, until the one chosen has arrived: never a blank message", async () => {
+    // A chat of its own, in a tab of its own: the other tests' chat stays linear.
+    const tab = await page.context().browser()?.newPage();
+    if (!tab) throw new Error("The page's browser has closed.");
+    const address = new URL(page.url());
+    address.searchParams.set("chat", "version-on-its-way");
+    await tab.goto(address.href);
+    await send("Which version is shown?", tab);
+    const answer = tab.locator('.message[data-role="assistant"]').last();
+    const picker = answer.locator("[data-nacre-branch-picker]");
+    await answer.hover();
+    await answer.getByRole("button", { name: "Regenerate" }).click();
+    await expect.poll(() => picker.locator("[data-nacre-branch-count]").textContent(), patient).toBe("2 / 2");
+    await waitUntilReady(tab);
+
+    // The engine's answer to the switch held (a slow network); every message's words watched meanwhile.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await tab.route("**/branch?**", async (route) => {
+      await released;
+      await route.continue();
+    });
+    await tab.evaluate(() => {
+      const blank: string[] = [];
+      Object.assign(window, { blank });
+      new MutationObserver(() => {
+        for (const body of document.querySelectorAll(".message-body")) {
+          if ((body.textContent ?? "").trim() === "") blank.push(body.closest(".message")?.outerHTML ?? "");
+        }
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    await picker.getByRole("button", { name: "Previous version" }).click();
+    await expect.poll(() => picker.getAttribute("aria-busy"), patient).toBe("true");
+    expect(await picker.locator("[data-nacre-branch-count]").textContent()).toBe("2 / 2");
+    release();
+    await expect.poll(() => picker.locator("[data-nacre-branch-count]").textContent(), patient).toBe("1 / 2");
+    await expect.poll(() => picker.getAttribute("aria-busy"), patient).toBe("false");
+    // The chosen version with its words, as the engine keeps them.
+    const engine = await createRemoteEngine({ baseURL: new URL("/api/engine", address).href });
+    const chosen = (await engine.loadChat("version-on-its-way")).messages.at(-1);
+    const words = chosen?.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("") ?? "";
+    expect(words).not.toBe("");
+    // Compared without white space: the page shows the words as paragraphs.
+    const bare = (text: string | null) => (text ?? "").replace(/\s+/g, "");
+    await expect.poll(async () => bare(await answer.locator(".message-body").textContent()), patient).toBe(bare(words));
+    expect(await tab.evaluate(() => (window as unknown as { blank: string[] }).blank)).toEqual([]);
+    await tab.close();
+  });
+
   it("should show the same chat after a reload, and a second tab never corrupts the log", async () => {
     const before = await page.locator(".message").allInnerTexts();
     const firstKeptSeq = (await chat()).summary?.firstKeptSeq;

@@ -14,7 +14,12 @@ import {
 } from "@assistant-ui/react";
 import type { RemoteEngine } from "@conch/engine-client/remote";
 import { ContextMeter, type ConversationHostActions, ConversationProvider, useConversation } from "@conch/nacre";
-import { NacreSummaryDivider, NacreTurnProblem, useNacreRuntime } from "@conch/nacre/assistant-ui";
+import {
+  type NacreMessageCustom,
+  NacreSummaryDivider,
+  NacreTurnProblem,
+  useNacreRuntime,
+} from "@conch/nacre/assistant-ui";
 import { useEffect, useState } from "react";
 
 /** A message the card's "Switch to …" sends again, on the new model, in place. */
@@ -90,18 +95,7 @@ function Chat({ retry, onRetried }: { retry: Retry | null; onRetried: () => void
                     <ActionBarPrimitive.Reload>Regenerate</ActionBarPrimitive.Reload>
                   )}
                 </ActionBarPrimitive.Root>
-                {/* ‹ 2 / 3 ›: every version the engine keeps, after a reload too; its active branch follows the choice. */}
-                <BranchPickerPrimitive.Root hideWhenSingleBranch className="branches" data-nacre-branch-picker="">
-                  <BranchPickerPrimitive.Previous aria-label="Previous version" data-nacre-branch-previous="">
-                    ‹
-                  </BranchPickerPrimitive.Previous>
-                  <span data-nacre-branch-count="">
-                    <BranchPickerPrimitive.Number /> / <BranchPickerPrimitive.Count />
-                  </span>
-                  <BranchPickerPrimitive.Next aria-label="Next version" data-nacre-branch-next="">
-                    ›
-                  </BranchPickerPrimitive.Next>
-                </BranchPickerPrimitive.Root>
+                <VersionPicker />
                 {message.role === "user" ? <NacreTurnProblem /> : null}
               </MessagePrimitive.Root>
             )}
@@ -125,6 +119,35 @@ function Chat({ retry, onRetried }: { retry: Retry | null; onRetried: () => void
         </ComposerPrimitive.Root>
       </ThreadPrimitive.Root>
     </AssistantRuntimeProvider>
+  );
+}
+
+/**
+ * ‹ 2 / 3 ›: every version the engine keeps, after a reload too; its active branch follows the choice. Until the
+ * engine has made the chosen branch active the runtime keeps this version shown (`nacreSwitchingTo`): the picker
+ * says it is busy meanwhile, and never shows a version before its words have arrived.
+ */
+function VersionPicker() {
+  const switching = useAuiState(
+    (state) => (state.message.metadata.custom as Partial<NacreMessageCustom>).nacreSwitchingTo !== undefined,
+  );
+  return (
+    <BranchPickerPrimitive.Root
+      hideWhenSingleBranch
+      className="branches"
+      data-nacre-branch-picker=""
+      aria-busy={switching}
+    >
+      <BranchPickerPrimitive.Previous aria-label="Previous version" data-nacre-branch-previous="">
+        ‹
+      </BranchPickerPrimitive.Previous>
+      <span data-nacre-branch-count="">
+        <BranchPickerPrimitive.Number /> / <BranchPickerPrimitive.Count />
+      </span>
+      <BranchPickerPrimitive.Next aria-label="Next version" data-nacre-branch-next="">
+        ›
+      </BranchPickerPrimitive.Next>
+    </BranchPickerPrimitive.Root>
   );
 }
 

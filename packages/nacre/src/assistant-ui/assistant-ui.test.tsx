@@ -6,15 +6,23 @@ import {
   MessagePrimitive,
   ThreadPrimitive,
   type ToolCallMessagePartProps,
+  useAuiState,
 } from "@assistant-ui/react";
-import type { ChatMessage, SummaryState } from "@conch/engine-client";
+import type { BranchCapability, ChatMessage, SummaryState } from "@conch/engine-client";
 import { chatLogFrom, createMockEngine } from "@conch/engine-client/mock";
 import { QueryClient } from "@tanstack/react-query";
 import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { StrictMode } from "react";
 import { describe, expect, it } from "vitest";
 import { ConversationProvider } from "../conversation.js";
-import { NacreSummaryDivider, NacreTurnProblem, useNacreMessageSeq, useNacreRuntime } from "./index.js";
+import {
+  type NacreMessageCustom,
+  NacreSummaryDivider,
+  NacreTurnProblem,
+  useNacreMessageSeq,
+  useNacreRuntime,
+} from "./index.js";
 
 function ToolAnswer({ toolName, result, addResult }: ToolCallMessagePartProps) {
   if (result !== undefined) return <p>{`${toolName}: ${String(result)}`}</p>;
@@ -30,8 +38,10 @@ function Row({ role }: { role: string }) {
   return (
     <MessagePrimitive.Root data-testid={`row-${seq}`} data-role={role}>
       <NacreSummaryDivider />
-      <MessagePrimitive.Parts components={{ tools: { Fallback: ToolAnswer } }} />
-      <BranchPickerPrimitive.Root hideWhenSingleBranch data-testid={`versions-${seq}`}>
+      <div data-testid="body">
+        <MessagePrimitive.Parts components={{ tools: { Fallback: ToolAnswer } }} />
+      </div>
+      <BranchPickerPrimitive.Root hideWhenSingleBranch data-testid={`versions-${seq}`} aria-busy={useSwitching()}>
         <BranchPickerPrimitive.Previous aria-label="Previous version">‹</BranchPickerPrimitive.Previous>
         <BranchPickerPrimitive.Number /> / <BranchPickerPrimitive.Count />
         <BranchPickerPrimitive.Next aria-label="Next version">›</BranchPickerPrimitive.Next>
@@ -39,6 +49,14 @@ function Row({ role }: { role: string }) {
       {role === "user" ? <NacreTurnProblem /> : null}
     </MessagePrimitive.Root>
   );
+}
+
+/** Whether the person chose another version of this message and the engine has not shown it yet. */
+function useSwitching(): boolean {
+  return useAuiState((state) => {
+    const custom = state.message.metadata.custom as Partial<NacreMessageCustom>;
+    return custom.nacreSwitchingTo !== undefined;
+  });
 }
 
 /** assistant-ui's own primitives, as an app builds its thread, on the Nacre runtime. */
@@ -60,12 +78,61 @@ function Thread({ onRuntime }: { onRuntime?: (runtime: AssistantRuntime) => void
   );
 }
 
-function renderThread(engine: ReturnType<typeof createMockEngine>, onRuntime?: (runtime: AssistantRuntime) => void) {
-  return render(
+function renderThread(
+  engine: ReturnType<typeof createMockEngine>,
+  onRuntime?: (runtime: AssistantRuntime) => void,
+  { strict = false }: { strict?: boolean } = {},
+) {
+  const thread = (
     <ConversationProvider engine={engine} chatId="c" queryClient={new QueryClient()}>
       <Thread {...(onRuntime ? { onRuntime } : {})} />
-    </ConversationProvider>,
+    </ConversationProvider>
   );
+  return render(strict ? <StrictMode>{thread}</StrictMode> : thread);
+}
+
+const said = (text: string) => [{ type: "text" as const, text }];
+
+/** A chat whose second question was edited (4 beside 2) and whose edited question has two answers (5, 6). */
+const versioned: ChatMessage[] = [
+  { seq: 0, role: "user", parts: said("one") },
+  { seq: 1, role: "assistant", parts: said("reply one") },
+  { seq: 2, role: "user", parts: said("two") },
+  { seq: 3, role: "assistant", parts: said("reply two") },
+  { seq: 4, role: "user", parts: said("two, edited"), parent: 1 },
+  { seq: 5, role: "assistant", parts: said("first reply to the edit") },
+  { seq: 6, role: "assistant", parts: said("second reply to the edit"), parent: 4 },
+];
+
+/** Holds the engine's answers to `selectBranch` until `release()`: a slow network between a click and the branch. */
+function holdBranchSwitches(engine: ReturnType<typeof createMockEngine>) {
+  const capability = engine.capabilities.branches as BranchCapability;
+  const answer = capability.selectBranch.bind(capability);
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const asked: number[] = [];
+  capability.selectBranch = async (chatId, seq, options) => {
+    asked.push(seq);
+    await released;
+    return answer(chatId, seq, options);
+  };
+  return { asked, release };
+}
+
+/** Every text each row's body showed from now on (one entry per row and change), read on each DOM change. */
+function watchBodies() {
+  const shown: string[] = [];
+  const read = () => {
+    for (const row of document.querySelectorAll("[data-testid^='row-']")) {
+      shown.push(`${row.getAttribute("data-testid")}: ${row.querySelector("[data-testid='body']")?.textContent ?? ""}`);
+    }
+  };
+  const observer = new MutationObserver(read);
+  observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+  read();
+  return { shown, stop: () => observer.disconnect() };
 }
 
 const summary: SummaryState = {
@@ -284,6 +351,85 @@ describe("useNacreRuntime in assistant-ui's thread", () => {
       await userEvent.click(within(screen.getByTestId("versions-7")).getByRole("button", { name: "Previous version" }));
       await screen.findByText("answer 0 to three");
       await waitFor(() => expect(screen.getByTestId("versions-6").textContent).toBe("‹2 / 3›"));
+    });
+
+    it("should keep the shown version, its picker busy, until the engine has made the chosen one active: no version shows blank", async () => {
+      const engine = createMockEngine({ chats: { c: { messages: versioned } } });
+      let runtime: AssistantRuntime | undefined;
+      renderThread(engine, (value) => {
+        runtime = value;
+      });
+      await screen.findByText("second reply to the edit");
+      const held = holdBranchSwitches(engine);
+      const bodies = watchBodies();
+
+      // ‹ on the edited question: the engine is asked, and has not answered yet.
+      await userEvent.click(within(screen.getByTestId("versions-4")).getByRole("button", { name: "Previous version" }));
+      await waitFor(() => expect(held.asked).toEqual([2]));
+      // The thread still shows the branch it had, every message with its words, in assistant-ui's own state too;
+      // the picker clicked says it is busy, and assistant-ui's head stays where the thread is.
+      await waitFor(() => expect(screen.getByTestId("versions-4")).toHaveAttribute("aria-busy", "true"));
+      const thread = (runtime as AssistantRuntime).thread;
+      expect(thread.getState().messages.map((message) => message.id)).toEqual([
+        "nacre-0",
+        "nacre-1",
+        "nacre-4",
+        "nacre-6",
+      ]);
+      expect(thread.getState().messages.every((message) => message.content.some((part) => part.type === "text"))).toBe(
+        true,
+      );
+      expect(thread.export().headId).toBe("nacre-6");
+      expect(screen.getByTestId("row-4")).toHaveTextContent("two, edited");
+
+      // The engine answers: the chosen version with its words, and the answer written last on its branch.
+      held.release();
+      await screen.findByText("reply two");
+      expect(screen.getByTestId("row-2")).toHaveTextContent("two");
+      await waitFor(() => expect(screen.getByTestId("versions-2")).toHaveAttribute("aria-busy", "false"));
+      expect(screen.getByTestId("versions-2").textContent).toBe("‹1 / 2›");
+      bodies.stop();
+      expect(bodies.shown.filter((text) => text.endsWith(": "))).toEqual([]);
+    });
+
+    it("should count and move between versions the same under React.StrictMode, a new answer streaming after the ones it joins", async () => {
+      const engine = createMockEngine({
+        chats: { c: { messages: versioned } },
+        turns: { reply: "third reply to the edit, written slowly", delayMs: 20 },
+        chunkSize: 4,
+      });
+      let runtime: AssistantRuntime | undefined;
+      renderThread(
+        engine,
+        (value) => {
+          runtime = value;
+        },
+        { strict: true },
+      );
+      await screen.findByText("second reply to the edit");
+      await waitFor(() => expect(screen.getByTestId("versions-6").textContent).toBe("‹2 / 2›"));
+
+      // Another answer: while it streams, the engine's branch lacks the answer it replaces, yet it counts last.
+      await act(async () => {
+        (runtime as AssistantRuntime).thread.getMessageById("nacre-6").reload();
+      });
+      await waitFor(() => expect(screen.getByTestId("row-7")).toHaveTextContent("third reply"));
+      expect(screen.getByTestId("versions-7").textContent).toBe("‹3 / 3›");
+      await screen.findByText("third reply to the edit, written slowly");
+      await waitFor(() => expect((runtime as AssistantRuntime).thread.getState().isRunning).toBe(false));
+      await waitFor(() => expect(screen.getByTestId("versions-7").textContent).toBe("‹3 / 3›"));
+
+      // ‹ twice: the older answers, in the order the engine wrote them; › on the question's first version.
+      await userEvent.click(within(screen.getByTestId("versions-7")).getByRole("button", { name: "Previous version" }));
+      await screen.findByText("second reply to the edit");
+      await waitFor(() => expect(screen.getByTestId("versions-6").textContent).toBe("‹2 / 3›"));
+      await userEvent.click(within(screen.getByTestId("versions-6")).getByRole("button", { name: "Previous version" }));
+      await screen.findByText("first reply to the edit");
+      await waitFor(() => expect(screen.getByTestId("versions-5").textContent).toBe("‹1 / 3›"));
+      await userEvent.click(within(screen.getByTestId("versions-4")).getByRole("button", { name: "Previous version" }));
+      await screen.findByText("reply two");
+      await waitFor(() => expect(screen.getByTestId("versions-2").textContent).toBe("‹1 / 2›"));
+      await waitFor(async () => expect((await engine.loadChat("c")).activeLeaf).toBe(3));
     });
 
     it("should stop the running turn from the Stop button", async () => {

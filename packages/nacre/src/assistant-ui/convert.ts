@@ -13,6 +13,12 @@ export interface NacreMessageCustom {
   readonly nacreSeq: number;
   /** Whether the message is before the divider (the summary stands for it; the model no longer reads it word for word). */
   readonly nacreFolded: boolean;
+  /**
+   * Present while the person has chosen another version of this message in the BranchPicker and the engine has
+   * not answered yet: that version's seq. The thread keeps showing this one until the chosen one has arrived, so
+   * no version ever shows blank; the picker can show itself busy by it (`aria-busy`).
+   */
+  readonly nacreSwitchingTo?: number;
 }
 
 /** The thread message id of a log seq: stable across reloads and tabs, since a seq is never reused. */
@@ -153,8 +159,9 @@ export interface BranchableThreadMessage {
 /**
  * The active branch's thread messages as assistant-ui's tree, every other version of each beside it (same
  * parent, in seq order, so its BranchPicker counts ‹ n / m › as the engine does). The engine gives the other
- * versions' seqs, not their words: each stands as an empty message until chosen, when the engine makes its
- * branch active and the thread shows it read back.
+ * versions' seqs, not their words: each stands as an empty message, never shown: when one is chosen, the
+ * runtime keeps the shown version (marked `nacreSwitchingTo`) until the engine has made the chosen branch active
+ * and the thread has read it back.
  */
 export function toBranchableThreadMessages(
   thread: readonly ThreadMessageLike[],

@@ -8,8 +8,8 @@ import {
   type ThreadMessageLike,
   useExternalStoreRuntime,
 } from "@assistant-ui/react";
-import type { PicturePart, ToolResultPart } from "@conch/engine-client";
-import { useMemo, useRef } from "react";
+import type { ConversationMessage, ConversationStore, PicturePart, ToolResultPart } from "@conch/engine-client";
+import { useMemo, useRef, useState } from "react";
 import { parseComposerCommand } from "../composer.js";
 import {
   type ConversationTarget,
@@ -17,7 +17,13 @@ import {
   useConversationStore,
   useStreamingMessage,
 } from "../conversation.js";
-import { seqOfThreadMessageId, toBranchableThreadMessages, toThreadMessages } from "./convert.js";
+import {
+  type NacreMessageCustom,
+  seqOfThreadMessageId,
+  threadMessageId,
+  toBranchableThreadMessages,
+  toThreadMessages,
+} from "./convert.js";
 
 /** The person's words and pictures of a message assistant-ui's composer made. */
 function inputOf(message: AppendMessage): { text: string; attachments: PicturePart[] } {
@@ -44,6 +50,83 @@ function resultText(result: unknown): string {
   return typeof result === "string" ? result : JSON.stringify(result ?? null);
 }
 
+/** A version the person chose in the BranchPicker, while the engine makes its branch active. */
+interface ChosenVersion {
+  /** The chat's store it was chosen in. */
+  readonly store: ConversationStore;
+  /** The chosen version's seq. */
+  readonly seq: number;
+  /** The seq of the version shown in its place until then. */
+  readonly shownSeq: number;
+}
+
+/** The shown version, marked while the engine switches to the one chosen instead. */
+function switchingFrom(message: ThreadMessageLike, chosenSeq: number): ThreadMessageLike {
+  const custom = message.metadata?.custom as unknown as NacreMessageCustom;
+  const marked: NacreMessageCustom = { ...custom, nacreSwitchingTo: chosenSeq };
+  return { ...message, metadata: { ...message.metadata, custom: { ...marked } } };
+}
+
+type VersionsByParent = ReadonlyMap<string | null, readonly number[]>;
+
+/**
+ * The versions logged under each thread parent so far, with what `logged` adds: assistant-ui orders a parent's
+ * versions as they first come, and while a new answer streams the engine's branch briefly lacks the one it
+ * replaces; remembered, it stays first, so ‹ n / m › counts in seq order as the engine does. The same map when
+ * nothing is new.
+ */
+function rememberVersions(
+  previous: VersionsByParent,
+  logged: readonly ThreadMessageLike[],
+  messages: readonly ConversationMessage[],
+): VersionsByParent {
+  const siblings = new Map(messages.map((message) => [message.seq, message.siblings?.seqs ?? []]));
+  let byParent: Map<string | null, readonly number[]> | null = null;
+  let parentId: string | null = null;
+  // Logged messages only: a streamed one may yet be refused.
+  for (const message of logged) {
+    const seq = message.id === undefined ? null : seqOfThreadMessageId(message.id);
+    if (seq !== null) {
+      const known = (byParent ?? previous).get(parentId) ?? [];
+      const versions = [...new Set([...known, ...(siblings.get(seq) ?? []), seq])].sort((a, b) => a - b);
+      if (versions.length !== known.length) {
+        byParent ??= new Map(previous);
+        byParent.set(parentId, versions);
+      }
+    }
+    parentId = message.id ?? null;
+  }
+  return byParent ?? previous;
+}
+
+const noVersions: VersionsByParent = new Map();
+
+/**
+ * {@link rememberVersions} as state derived while rendering (React's pattern for state that follows a prop):
+ * a render thrown away, or rendered twice under StrictMode, changes nothing that stays. Forgotten for another
+ * store (another chat).
+ */
+function useRememberedVersions(
+  store: ConversationStore,
+  branches: boolean,
+  logged: readonly ThreadMessageLike[],
+  messages: readonly ConversationMessage[],
+): VersionsByParent {
+  const [remembered, setRemembered] = useState(() => ({
+    store,
+    branches,
+    logged,
+    byParent: branches ? rememberVersions(noVersions, logged, messages) : noVersions,
+  }));
+  if (remembered.store === store && remembered.branches === branches && remembered.logged === logged) {
+    return remembered.byParent;
+  }
+  const previous = remembered.store === store && remembered.branches === branches ? remembered.byParent : noVersions;
+  const byParent = branches ? rememberVersions(previous, logged, messages) : noVersions;
+  setRemembered({ store, branches, logged, byParent });
+  return byParent;
+}
+
 /**
  * An assistant-ui runtime over the chat of the `ConversationProvider` above (or the one named): pass it to
  * `<AssistantRuntimeProvider runtime={…}>`. The thread shows the whole log, each message's seq kept
@@ -51,7 +134,8 @@ function resultText(result: unknown): string {
  * the stop button aborts; tool results go back through `sendToolResults` once every call of the message has
  * one. On an engine that declares `branches`, Edit makes a new version of the person's message (`edit`), Reload
  * another answer (`regenerate`), and assistant-ui's BranchPicker counts every version the engine keeps, after a
- * reload too, and moves between them (`selectBranch`: the engine's active branch follows). Without `branches`, and delete everywhere, they are not
+ * reload too, and moves between them (`selectBranch`: the engine's active branch follows; the version shown stays,
+ * marked `nacreSwitchingTo`, until the chosen one has arrived). Without `branches`, and delete everywhere, they are not
  * offered: each would cut or reorder an append-only log.
  */
 export function useNacreRuntime(target?: ConversationTarget): AssistantRuntime {
@@ -73,26 +157,29 @@ export function useNacreRuntime(target?: ConversationTarget): AssistantRuntime {
     [logged, lastSeq, streaming],
   );
   // With versions, assistant-ui gets the tree (every version beside the shown one), so its BranchPicker counts
-  // them after a reload too; each message converted once, so a streamed delta re-renders only the last one.
+  // them after a reload too; each message converted once, so a streamed delta re-renders only the last one. A
+  // cache keyed by the message objects: the same input gives the same output, so a render thrown away leaves it true.
   const converted = useRef(new WeakMap<ThreadMessageLike, Map<string | null, ThreadMessage>>());
-  // The versions logged under each parent so far: assistant-ui orders a parent's versions as they first come,
-  // and while a new answer streams the engine's branch briefly lacks the one it replaces; kept here, it stays
-  // first, so ‹ n / m › counts in seq order as the engine does.
-  const seen = useRef({ store, byParent: new Map<string | null, Set<number>>() });
-  if (seen.current.store !== store) seen.current = { store, byParent: new Map() };
   const branches = conversation.edit !== undefined && conversation.regenerate !== undefined;
+  const versionsByParent = useRememberedVersions(store, branches, logged, conversation.messages);
+  // The version chosen in the BranchPicker, until the engine has made its branch active.
+  const [chosenVersion, setChosen] = useState<ChosenVersion | null>(null);
+  const chosen = chosenVersion?.store === store ? chosenVersion : null;
+  const switching = useRef<Promise<void>>(Promise.resolve());
   const messageRepository = useMemo(() => {
     if (!branches) return undefined;
-    const siblings = new Map(conversation.messages.map((message) => [message.seq, message.siblings?.seqs]));
-    const { byParent } = seen.current;
-    const items = toBranchableThreadMessages(messages, (seq, parentId) => {
-      const versions = byParent.get(parentId) ?? new Set<number>();
-      byParent.set(parentId, versions);
-      for (const sibling of siblings.get(seq) ?? []) versions.add(sibling);
-      // Only a logged message is a version for sure (a streamed one may yet be refused).
-      if (siblings.has(seq)) versions.add(seq);
-      return [...new Set([...versions, seq])].sort((a, b) => a - b);
-    });
+    // The other versions are empty messages (the engine gives their seqs, not their words), so a chosen one is
+    // never shown before it has arrived: until then the shown version stays, marked, and the head stays on it.
+    // A new repository object makes assistant-ui take that head again, which its switchToBranch moved to the
+    // empty version. (Knowing every version's words first would take a read of each branch from the engine.)
+    const shown = chosen
+      ? messages.map((message) =>
+          message.id === threadMessageId(chosen.shownSeq) ? switchingFrom(message, chosen.seq) : message,
+        )
+      : messages;
+    const items = toBranchableThreadMessages(shown, (seq, parentId) =>
+      [...new Set([...(versionsByParent.get(parentId) ?? []), seq])].sort((a, b) => a - b),
+    );
     return {
       headId: messages.at(-1)?.id ?? null,
       messages: items.map(({ message, parentId }) => {
@@ -107,7 +194,7 @@ export function useNacreRuntime(target?: ConversationTarget): AssistantRuntime {
         return { message: thread, parentId };
       }),
     };
-  }, [branches, messages, conversation.messages]);
+  }, [branches, messages, versionsByParent, chosen]);
   // Results handed in one by one, per assistant message, until each of its calls has one.
   const pendingResults = useRef(new Map<number, Map<string, ToolResultPart>>());
 
@@ -147,14 +234,25 @@ export function useNacreRuntime(target?: ConversationTarget): AssistantRuntime {
           },
           // assistant-ui's BranchPicker hands back the branch chosen: the engine makes it active (the first message
           // not on the branch shown names it) and the thread reads it back.
-          setMessages: (chosen: readonly (ThreadMessageLike | ThreadMessage)[]) => {
+          setMessages: (branch: readonly (ThreadMessageLike | ThreadMessage)[]) => {
             const shown = new Set(conversation.messages.map((message) => message.seq));
-            for (const message of chosen) {
+            for (const [index, message] of branch.entries()) {
               const seq = message.id === undefined ? null : seqOfThreadMessageId(message.id);
-              if (seq !== null && !shown.has(seq)) {
-                void store.selectBranch(seq).catch(() => undefined);
-                return;
-              }
+              if (seq === null || shown.has(seq)) continue;
+              // The branches share what comes before: the version shown in its place is at the same index.
+              const shownId = messages[index]?.id;
+              const shownSeq = shownId === undefined ? null : seqOfThreadMessageId(shownId);
+              const choice: ChosenVersion = { store, seq, shownSeq: shownSeq ?? seq };
+              setChosen(choice);
+              // One switch at a time, in the order chosen: the engine's active branch ends on the last choice.
+              switching.current = switching.current
+                .then(() => store.selectBranch(seq))
+                .then(
+                  () => undefined,
+                  () => undefined,
+                )
+                .finally(() => setChosen((current) => (current === choice ? null : current)));
+              return;
             }
           },
         }

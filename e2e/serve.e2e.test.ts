@@ -39,6 +39,7 @@ describe("pnpm serve (the page on the engine server) in Chromium", () => {
       NACRE_BASE_URL: fake.server.baseURL,
       NACRE_API_KEY: apiKey,
       NACRE_MODEL: "chat-8k",
+      // Not used: a provider on 127.0.0.1 is on this computer, where the chat's own model summarises (README).
       NACRE_CHEAP_MODEL: "cheap",
     });
     browser = await launchChromium();

@@ -39,6 +39,7 @@ describe("pnpm serve (the page on the engine server) in Chromium", () => {
       NACRE_BASE_URL: fake.server.baseURL,
       NACRE_API_KEY: apiKey,
       NACRE_MODEL: "chat-8k",
+      // Not used: a provider on 127.0.0.1 is on this computer, where the chat's own model summarises (README).
       NACRE_CHEAP_MODEL: "cheap",
     });
     browser = await launchChromium();
@@ -73,15 +74,23 @@ describe("pnpm serve (the page on the engine server) in Chromium", () => {
   });
 
   it("should fold within a handful of real turns and open the divider to the summary", async () => {
+    const summariserRequests = () =>
+      fake.server.chatRequests().filter((request) => JSON.stringify(request.body).includes("<chat-lines>"));
     let sent = 0;
     for (const turn of turns) {
       await sendAndWait(turn.person);
       sent += 1;
       await waitUntilFoldSettled();
-      if ((await dividerLine().count()) > 0) break;
+      // A fold ahead of the need runs after a turn: once its summariser has been asked, the divider shows the
+      // summary with no further turn (after the last message when the fold took every one shown), never a
+      // "Summarising…" that goes away with nothing in its place.
+      if (summariserRequests().length > 0 || (await dividerLine().count()) > 0) break;
     }
     expect(sent).toBeLessThanOrEqual(6);
     await expect.poll(() => dividerLine().textContent(), patient).toMatch(/^Earlier messages are summarised/);
+    expect(await userMessages().count()).toBe(sent);
+    // The provider is on this computer (127.0.0.1), so only the chat's own model summarises (summariserModels).
+    expect(summariserRequests().map((request) => request.model)).toContain("chat-8k");
     await dividerLine().click();
     await expect.poll(() => dividerLine().getAttribute("aria-expanded"), patient).toBe("true");
     const summary = (await page.locator("[data-nacre-summary-text]").textContent()) ?? "";

@@ -26,6 +26,7 @@ import {
   visibleSeqs,
   writePosition,
 } from "./message-list-window.js";
+import { SummaryDividerRoot } from "./summary-divider.js";
 
 export interface MessageListItemsProps extends ComponentPropsWithoutRef<"ol"> {
   /** How many of the newest messages are in the page after the first render; older ones follow in the background. Default 200. */
@@ -129,6 +130,9 @@ export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsPro
   const summarisingAt = compacting && !summary ? newestTurnStart(messages) : null;
   const dividerAt = firstKeptSeq ?? summarisingAt;
   const lastSeq = messages.at(-1)?.seq ?? -1;
+  // A fold ahead of the need may fold every message shown (the next turn keeps only its own): the divider then
+  // stands after the last one, where the person's next message will go, instead of before a row not there yet.
+  const dividerAtEnd = count > 0 && dividerAt !== null && dividerAt > lastSeq;
 
   // Older rows in the background, one step at a time.
   useEffect(() => {
@@ -350,6 +354,11 @@ export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsPro
       ref={composeRefs(ref, element)}
     >
       {groups}
+      {dividerAtEnd ? (
+        <li data-nacre-divider-row="">
+          <SummaryDividerRoot />
+        </li>
+      ) : null}
       {turnEnd}
       <StreamingRow lastSeq={lastSeq} />
       {children}

@@ -169,6 +169,45 @@ describe("SummaryDivider", () => {
     });
   });
 
+  describe("given a fold ahead of the need that folded every message shown (the next turn keeps only its own)", () => {
+    it("should stand after the last message, where the next one goes, and move before it once it is sent", async () => {
+      const engine = createMockEngine({
+        chats: {
+          c: {
+            messages: chatLogFrom([
+              ["a", "A"],
+              ["b", "B"],
+            ]),
+            summary: {
+              ...summary,
+              firstKeptSeq: 4,
+              before: { messages: 5, tokens: 2400 },
+              after: { messages: 0, tokens: 120 },
+            },
+          },
+        },
+      });
+      render(
+        <ConversationProvider engine={engine} chatId="c" queryClient={new QueryClient()}>
+          <MessageListRoot />
+        </ConversationProvider>,
+      );
+      const line = await screen.findByRole("button", { name: /summarised for Mock Large/ });
+      expect(line).toHaveTextContent("4 messages");
+      const row = document.querySelector("[data-nacre-divider-row]");
+      expect(row?.previousElementSibling).toHaveAttribute("data-seq", "3");
+      expect(row?.nextElementSibling?.hasAttribute("data-nacre-message")).not.toBe(true);
+      expect(document.querySelectorAll("[data-nacre-message][data-folded]")).toHaveLength(4);
+      await act(async () => {
+        await engine.sendTurn({ chatId: "c", seq: 4, text: "c" }).done;
+      });
+      await waitFor(() =>
+        expect(document.querySelector("[data-nacre-divider-row]")?.nextElementSibling).toHaveAttribute("data-seq", "4"),
+      );
+      expect(document.querySelectorAll("[data-nacre-summary-divider]")).toHaveLength(1);
+    });
+  });
+
   describe("in a conversation folded twice", () => {
     it("should show only the latest divider, before the first kept message, and every message", async () => {
       const engine = createMockEngine({

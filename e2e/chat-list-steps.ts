@@ -35,6 +35,9 @@ export async function chatListScenario(page: Page, patient: { readonly timeout: 
   // A second new chat, to be deleted from the keyboard (Delete, then the question's Delete).
   await list.getByRole("button", { name: "New chat", exact: true }).click();
   await expect.poll(current, patient).toBe("New chat");
+  // The new chat shown (its greeting) before sending: until then the rows are the chat open before, and the count
+  // `sendAndWait` takes of them would be that chat's.
+  await page.locator("[data-nacre-new-chat-greeting]").waitFor(patient);
   await sendAndWait("A chat to throw away");
   await expect.poll(titles, patient).toEqual(["A chat to throw away", "Garden plans", ...before]);
   await list.getByRole("button", { name: "A chat to throw away", exact: true }).focus();

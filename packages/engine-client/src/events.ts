@@ -106,6 +106,11 @@ export interface UsageEvent extends ChatEventBase {
 export interface CompactingEvent extends ChatEventBase {
   readonly type: "compacting";
   readonly reason: CompactionReason;
+  /**
+   * Where the fold will cut: the `seq` of the first message it keeps (the `firstKeptSeq` its summary will have when
+   * it folds as planned), so that "Summarising…" stands where the divider will. Absent from older servers.
+   */
+  readonly firstKeptSeq?: number;
   /** How many pieces the summariser has read, from 1; absent on the event that opens the fold. */
   readonly piece?: number;
   /** How many pieces this fold reads (the summariser's requests, unless a model fails and the next starts again). */

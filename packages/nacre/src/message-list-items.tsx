@@ -126,9 +126,13 @@ export const MessageListItems = forwardRef<HTMLOListElement, MessageListItemsPro
   // Rows measured in full, by seq; a new map when one changed enough to matter, so groups render again.
   const heights = useRef(new Map<number, number>());
 
-  // The divider waits at the newest turn while a first fold runs, where a fold on request will put it.
-  const summarisingAt = compacting && !summary ? newestTurnStart(messages) : null;
-  const dividerAt = firstKeptSeq ?? summarisingAt;
+  // While a fold runs, "Summarising…" stands where the fold will cut (the engine's `compacting` says where), so the
+  // summary comes in the same place. From an engine that does not say: a first fold's waits at the newest turn
+  // (where a fold on request will put it), a later fold's at the divider it will move.
+  const summarisingAt = compacting
+    ? (compacting.firstKeptSeq ?? (summary ? firstKeptSeq : newestTurnStart(messages)))
+    : null;
+  const dividerAt = summarisingAt ?? firstKeptSeq;
   const lastSeq = messages.at(-1)?.seq ?? -1;
   // A fold ahead of the need may fold every message shown (the next turn keeps only its own): the divider then
   // stands after the last one, where the person's next message will go, instead of before a row not there yet.

@@ -206,7 +206,7 @@ export function createFoldsAhead(
         controller,
         summarised: Promise.resolve(null),
         turn: null,
-        lastCompacting: { type: "compacting", chatId, reason },
+        lastCompacting: { type: "compacting", chatId, reason, firstKeptSeq: planned.firstKeptSeq },
         settled: false,
         written: false,
       };

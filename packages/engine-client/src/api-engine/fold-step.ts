@@ -96,7 +96,8 @@ export async function applyFold(context: FoldContext, input: FoldInput): Promise
 export async function summariseFold(context: FoldContext, input: FoldInput): Promise<FoldSummary> {
   const { parts } = context;
   const { rt, size, reason, keep, abortSignal, send, planned } = input;
-  send({ type: "compacting", chatId: rt.chatId, reason });
+  const firstKeptSeq = planned.firstKeptSeq;
+  send({ type: "compacting", chatId: rt.chatId, reason, firstKeptSeq });
   const limitMs = parts.options.foldTimeLimitMs ?? defaultFoldTimeLimitMs;
   const timeLimit = new AbortController();
   const timer = setTimeout(
@@ -117,7 +118,7 @@ export async function summariseFold(context: FoldContext, input: FoldInput): Pro
       budget: size.budget.budget,
       factor: size.factor,
       abortSignal: abortSignal ? AbortSignal.any([abortSignal, timeLimit.signal]) : timeLimit.signal,
-      onPiece: (piece, pieces) => send({ type: "compacting", chatId: rt.chatId, reason, piece, pieces }),
+      onPiece: (piece, pieces) => send({ type: "compacting", chatId: rt.chatId, reason, firstKeptSeq, piece, pieces }),
     });
     return { result, timedOut: false, limitMs };
   } catch (error) {

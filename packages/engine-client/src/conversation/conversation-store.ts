@@ -52,10 +52,13 @@ export interface ConversationActivity {
   readonly status: ConversationStatus;
   /** Whether a turn runs (from the person's message to `turn-end`). */
   readonly turnRunning: boolean;
-  /** The fold that runs now. */
-  /** The fold that runs, with its progress (`piece` of `pieces` read) once the summariser has read a piece. */
+  /**
+   * The fold that runs, with where it will cut (`firstKeptSeq`, when the engine says) and its progress (`piece` of
+   * `pieces` read) once the summariser has read a piece.
+   */
   readonly compacting: {
     readonly reason: CompactionReason;
+    readonly firstKeptSeq?: number;
     readonly piece?: number;
     readonly pieces?: number;
   } | null;
@@ -482,6 +485,7 @@ export class ConversationStore {
         this.#setActivity({
           compacting: {
             reason: event.reason,
+            ...(event.firstKeptSeq !== undefined ? { firstKeptSeq: event.firstKeptSeq } : {}),
             ...(event.piece !== undefined && event.pieces !== undefined
               ? { piece: event.piece, pieces: event.pieces }
               : {}),

@@ -176,7 +176,7 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
       turn.send({ type: "compaction-skipped", chatId, reason, why: "nothing-to-fold" });
       return;
     }
-    turn.send({ type: "compacting", chatId, reason });
+    turn.send({ type: "compacting", chatId, reason, firstKeptSeq });
     await delay(compactionDelayMs, turn.input.abortSignal);
     const summary = fold(chat, firstKeptSeq, reason, {
       text: compaction.summary,
@@ -275,7 +275,7 @@ export function createMockEngine(script: MockEngineScript = {}): MockEngine {
           events.emit({ type: "compaction-skipped", chatId, reason: "manual", why: "nothing-to-fold" });
           return { status: "nothing-to-fold" };
         }
-        events.emit({ type: "compacting", chatId, reason: "manual" });
+        events.emit({ type: "compacting", chatId, reason: "manual", firstKeptSeq: newest });
         try {
           await delay(compactionDelayMs, options.abortSignal);
         } catch (error) {

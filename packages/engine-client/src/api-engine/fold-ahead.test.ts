@@ -167,6 +167,36 @@ describe("fold ahead of the need", () => {
     expect(count(heard, "compacted")).toBe(1);
   });
 
+  it("should say in every `compacting` where the fold will cut: a fold in a turn, a fold ahead, a fold on request", async () => {
+    /** Every `compacting` of the fold names the `firstKeptSeq` its `compacted` then has; returns that seq. */
+    const cutSaid = (events: readonly EngineEvent[]) => {
+      const compacting = events.filter((event) => event.type === "compacting");
+      const compacted = events.find((event) => event.type === "compacted");
+      expect(compacting.length).toBeGreaterThan(1);
+      expect(compacted?.type === "compacted" && compacted.firstKeptSeq).toBeGreaterThan(0);
+      const cut = compacted?.type === "compacted" ? compacted.firstKeptSeq : -1;
+      expect(compacting.map((event) => event.type === "compacting" && event.firstKeptSeq)).toEqual(
+        compacting.map(() => cut),
+      );
+      return cut;
+    };
+
+    const inTurn = await setup({ foldAhead: false });
+    await twoLongTurns(inTurn.engine, "c");
+    const folding = await collect(inTurn.engine.sendTurn({ chatId: "c", seq: 4, text: `4 ${longTurnText}` }));
+    expect(cutSaid(folding)).toBe(4);
+
+    const ahead = await setup();
+    await twoLongTurns(ahead.engine, "c");
+    await expect.poll(() => count(ahead.heard, "compacted"), { timeout: 10_000 }).toBe(1);
+    expect(cutSaid(ahead.heard)).toBe(4);
+
+    const onRequest = await setup({ foldAhead: false });
+    await twoLongTurns(onRequest.engine, "c");
+    expect((await onRequest.engine.capabilities.context.compact("c")).status).toBe("compacted");
+    expect(cutSaid(onRequest.heard)).toBe(2);
+  });
+
   it("should drop a fold ahead whose chat another engine over the same store went on with meanwhile", async () => {
     const { engine, make, heard, state, store, closeGate, openGate } = await setup();
     closeGate();

@@ -1,4 +1,4 @@
-import type { SummaryState } from "@conch/engine-client";
+import type { Engine, EngineEvent, EngineListener, SummaryState } from "@conch/engine-client";
 import { chatLogFrom, createMockEngine } from "@conch/engine-client/mock";
 import { QueryClient } from "@tanstack/react-query";
 import { act, render, screen, waitFor } from "@testing-library/react";
@@ -18,6 +18,57 @@ const summary: SummaryState = {
   after: { messages: 2, tokens: 520 },
   at: 0,
 };
+
+/**
+ * The mock engine, its events to the page held from a fold's `compacting` on until `release` (a fold that takes a
+ * while), and `play` to hand the page an event of a fold the engine ran elsewhere (a server's fold ahead).
+ */
+function heldFolds(engine: Engine) {
+  const listeners = new Set<EngineListener>();
+  let held: EngineEvent[] | null = null;
+  let strip = false;
+  const play = (event: EngineEvent) => {
+    for (const listener of listeners) listener(event);
+  };
+  engine.subscribe((event) => {
+    const passed =
+      strip && event.type === "compacting" ? { type: event.type, chatId: event.chatId, reason: event.reason } : event;
+    if (held) held.push(passed);
+    else play(passed);
+    // The fold's first word reaches the page; the rest waits for `release`.
+    if (event.type === "compacting") held ??= [];
+  });
+  const page: Engine = new Proxy(engine, {
+    get: (target, key) =>
+      key === "subscribe"
+        ? (listener: EngineListener) => {
+            listeners.add(listener);
+            return () => listeners.delete(listener);
+          }
+        : Reflect.get(target, key),
+  });
+  return {
+    page,
+    play,
+    /** Says `compacting` as an older server does, without where the fold will cut. */
+    asOlderServer: () => {
+      strip = true;
+    },
+    release: () => {
+      for (const event of held ?? []) play(event);
+      held = null;
+    },
+  };
+}
+
+/** The seqs of the messages either side of the divider's row (null: none there). */
+function dividerBetween(): [string | null, string | null] {
+  const row = document.querySelector("[data-nacre-divider-row]");
+  expect(row).not.toBeNull();
+  const seqOf = (element: Element | null | undefined) =>
+    element?.hasAttribute("data-nacre-message") ? element.getAttribute("data-seq") : null;
+  return [seqOf(row?.previousElementSibling), seqOf(row?.nextElementSibling)];
+}
 
 function ControlledDivider({ onOpenChange }: { onOpenChange: (open: boolean) => void }) {
   const [open, setOpen] = useState(false);
@@ -242,6 +293,82 @@ describe("SummaryDivider", () => {
       expect(document.querySelectorAll("[data-nacre-message]")).toHaveLength(10);
       expect(document.querySelectorAll("[data-nacre-message][data-folded]")).toHaveLength(8);
       expect(screen.getByRole("button", { name: /summarised/ })).toHaveTextContent("8 messages");
+    });
+  });
+
+  describe("while a fold runs, given the engine says where it will cut", () => {
+    const sixMessages = chatLogFrom([
+      ["a", "A"],
+      ["b", "B"],
+      ["c", "C"],
+    ]);
+    const folded = {
+      ...summary,
+      firstKeptSeq: 2,
+      before: { messages: 4, tokens: 2400 },
+      after: { messages: 4, tokens: 900 },
+    };
+
+    function renderHeld(seed: { summary: SummaryState | null }) {
+      const held = heldFolds(createMockEngine({ chats: { c: { messages: sixMessages, ...seed } } }));
+      render(
+        <ConversationProvider engine={held.page} chatId="c" queryClient={new QueryClient()}>
+          <MessageListRoot />
+        </ConversationProvider>,
+      );
+      return held;
+    }
+
+    it('should stand "Summarising…" there from the start, and the summary comes in the same place', async () => {
+      const held = renderHeld({ summary: folded });
+      await screen.findByRole("button", { name: /summarised for Mock Large/ });
+      expect(dividerBetween()).toEqual(["1", "2"]);
+      // A fold on request, a second one: it cuts at the newest turn (seq 4), not where the divider stands now.
+      const compacting = held.page.capabilities.context?.compact("c");
+      await screen.findByRole("button", { name: "Summarising earlier messages…" });
+      expect(dividerBetween()).toEqual(["3", "4"]);
+      expect(document.querySelectorAll("[data-nacre-summary-divider]")).toHaveLength(1);
+      await act(async () => {
+        held.release();
+        await compacting;
+      });
+      await screen.findByRole("button", { name: /summarised for Mock Large/ });
+      expect(dividerBetween()).toEqual(["3", "4"]);
+      expect(document.querySelectorAll("[data-nacre-summary-divider]")).toHaveLength(1);
+    });
+
+    it("should stand after the last message when the fold (ahead of the need) folds every message shown", async () => {
+      const held = renderHeld({ summary: null });
+      await screen.findByText("C");
+      expect(document.querySelector("[data-nacre-divider-row]")).toBeNull();
+      act(() => held.play({ type: "compacting", chatId: "c", reason: "budget", firstKeptSeq: 6 }));
+      await screen.findByRole("button", { name: "Summarising earlier messages…" });
+      expect(dividerBetween()).toEqual(["5", null]);
+      const all = {
+        ...summary,
+        firstKeptSeq: 6,
+        before: { messages: 6, tokens: 2400 },
+        after: { messages: 0, tokens: 120 },
+      };
+      act(() => held.play({ type: "compacted", chatId: "c", ...all }));
+      await screen.findByRole("button", { name: /summarised for Mock Large/ });
+      expect(dividerBetween()).toEqual(["5", null]);
+      expect(document.querySelectorAll("[data-nacre-message][data-folded]")).toHaveLength(6);
+    });
+
+    it("should, from an engine that does not say, keep the line where it stood until the summary comes", async () => {
+      const held = renderHeld({ summary: folded });
+      held.asOlderServer();
+      await screen.findByRole("button", { name: /summarised for Mock Large/ });
+      const compacting = held.page.capabilities.context?.compact("c");
+      await screen.findByRole("button", { name: "Summarising earlier messages…" });
+      expect(dividerBetween()).toEqual(["1", "2"]);
+      await act(async () => {
+        held.release();
+        await compacting;
+      });
+      await screen.findByRole("button", { name: /summarised for Mock Large/ });
+      expect(dividerBetween()).toEqual(["3", "4"]);
     });
   });
 });

@@ -81,7 +81,10 @@ describe("the remote engine and a fold ahead of the need", () => {
     // The server ends the follow once the fold has ended: no connection is held for the chat.
     await expect.poll(() => state.following, { timeout: 10_000 }).toBe(0);
     expect(state.follows).toBe(2);
-    expect((await remote.loadChat("c")).summary?.firstKeptSeq).toBeGreaterThan(0);
+    const cut = (await remote.loadChat("c")).summary?.firstKeptSeq;
+    expect(cut).toBeGreaterThan(0);
+    // Over the wire too, the fold said from its start where it would cut.
+    expect(heard.find((event) => event.type === "compacting")).toMatchObject({ firstKeptSeq: cut });
   });
 
   it("should hold no connection for a chat nobody listens to, and let go when the last listener does", async () => {

@@ -9,7 +9,7 @@ import { offlineProblem } from "../providers/map-provider-problem.js";
 import type { FinishReason } from "../providers/provider-adapter.js";
 import type { TooLongRefusal } from "../providers/recognise-too-long.js";
 import { storeAnswer } from "./chat-loading.js";
-import type { ChatRuntime } from "./chat-state.js";
+import type { ChatRuntime, LastCount } from "./chat-state.js";
 import type { EngineParts } from "./engine-parts.js";
 import type { TurnRequest } from "./request.js";
 import type { Sizing } from "./sizing.js";
@@ -128,6 +128,7 @@ function learnFromUsage(attempt: Attempt, usage: Usage): boolean {
     window: size.budget.window,
   });
   if (implausible === null) {
+    rt.lastCount = countOf(attempt, usage);
     rt.factor = learnFactors(rt.factor, {
       modelId: size.modelId,
       inputTokens: usage.inputTokens,
@@ -148,6 +149,22 @@ function learnFromUsage(attempt: Attempt, usage: Usage): boolean {
   );
   attempt.turn.send({ type: "health-note", chatId: rt.chatId, note });
   return false;
+}
+
+/**
+ * The request and its answer as the provider counted them, when that count is at least the request's estimate: a
+ * lower one is no full count (Ollama counts only what it had not cached) or the estimate errs high (BPE), and
+ * estimate × factor stands.
+ */
+function countOf(attempt: Attempt, usage: Usage): LastCount | null {
+  const { size, rt, request, answer } = attempt;
+  if (usage.inputTokens < request.estimatedTokens) return null;
+  return {
+    modelId: size.modelId,
+    seqs: [...request.request.messages.map((message) => message.seq), answer.seq],
+    summary: rt.summary?.text ?? null,
+    tokens: usage.inputTokens + usage.outputTokens,
+  };
 }
 
 function sayWindowRaised(attempt: Attempt, raised: number | undefined): void {

@@ -40,6 +40,9 @@ describe("planFold with the provider's count of what it was last sent", () => {
     expect(planned.fold).toBe(false);
     expect(planned.reason).toBeNull();
     expect(planned.kept.map((value) => value.seq)).toEqual(log.map((value) => value.seq));
+    // What is sent is reported at the same size the budget test used (the usage a host shows).
+    expect(planned.tokens).toBe(Math.ceil(counted().tokens + factor * newEstimate));
+    expect(planned.fits).toBe(true);
   });
 
   it("folds once the count and the new message pass the budget", () => {

@@ -287,7 +287,6 @@ export function planFold(input: FoldInput): FoldPlan {
   }
   const at = (values: readonly number[], index: number) => values[index] as number;
   let keptMessages = end - start;
-  const before: TranscriptSize = { messages: keptMessages, tokens: Math.ceil(factor * keptTokens) };
   const sizedKept = countedSize(
     input,
     cache,
@@ -297,6 +296,9 @@ export function planFold(input: FoldInput): FoldPlan {
     factor,
     limitedTurn,
   );
+  // What the count changes of the size at estimate × factor: it holds for what is sent as long as nothing changes.
+  const countedCorrection = sizedKept - factor * keptTokens;
+  const before: TranscriptSize = { messages: keptMessages, tokens: Math.ceil(sizedKept) };
 
   // A turn that has just begun (the person's message alone) folds early, past a share of the budget: then the
   // fold sends again only the turns it keeps, not an agent turn that has grown since.
@@ -390,7 +392,8 @@ export function planFold(input: FoldInput): FoldPlan {
   const changed = fold || textLimit !== standingLimit;
   const firstKeptSeq = kept[0]?.seq ?? previous.firstKeptSeq;
   const state: FoldState = changed ? { firstKeptSeq, textLimit } : previous;
-  const sentSize = Math.ceil(factor * sentTokens);
+  const sentSized = factor * sentTokens + (changed ? 0 : countedCorrection);
+  const sentSize = Math.ceil(sentSized);
   return {
     fold,
     reason,
@@ -401,7 +404,7 @@ export function planFold(input: FoldInput): FoldPlan {
     state,
     changed,
     tokens: sentSize,
-    fits: factor * sentTokens <= budget,
+    fits: sentSized <= budget,
     before,
     after: { messages: kept.length, tokens: sentSize },
     bytes: keptBytes,

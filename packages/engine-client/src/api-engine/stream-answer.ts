@@ -152,12 +152,13 @@ function learnFromUsage(attempt: Attempt, usage: Usage): boolean {
 }
 
 /**
- * The request and its answer as the provider counted them, when that count is at least the request's estimate: a
- * lower one is no full count (Ollama counts only what it had not cached) or the estimate errs high (BPE), and
- * estimate × factor stands.
+ * The request and its answer as the provider counted them, when that count is at least the request's estimate and
+ * the provider counts what it read from its cache (Ollama does not): else estimate × factor stands (a lower count
+ * is no full count, or the estimate errs high, as on BPE).
  */
 function countOf(attempt: Attempt, usage: Usage): LastCount | null {
   const { size, rt, request, answer } = attempt;
+  if (attempt.parts.provider.inputTokensCountCache === false) return null;
   if (usage.inputTokens < request.estimatedTokens) return null;
   return {
     modelId: size.modelId,

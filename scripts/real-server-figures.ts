@@ -3,6 +3,7 @@
 import { estimateTokens, messageOverheadTokens } from "@conch/engine-client/context";
 import { recogniseTooLong } from "@conch/engine-client/providers";
 import type { TurnRecord } from "./real-server-chat.js";
+import type { TurnKind } from "./real-server-turns.js";
 import type { RecordedExchange } from "./recording-proxy.js";
 
 /** One turn's exchanges with the server, in order. */
@@ -73,6 +74,8 @@ export interface ChatFigures {
    * over-counted it, and folded early by that much.
    */
   readonly estimateOverCount: readonly number[];
+  /** Per fold: what was measured at it, to say why it came where it did (the bench prints one line a fold). */
+  readonly foldDetails: readonly FoldDetail[];
   readonly summaryRequests: number;
   readonly summaryRefused: number;
   /** Summariser requests identical to the summariser request just before them. */
@@ -90,6 +93,24 @@ export interface ChatFigures {
   readonly medianSecondsPerTurn: number;
   /** The server's own work for this chat's answer and summariser requests (their `timings`). */
   readonly serverWork: ServerWork;
+}
+
+/** One fold as measured: the request that would have been sent had the engine not folded. */
+export interface FoldDetail {
+  /** The turn (from 1) whose message came when the chat folded. */
+  readonly turn: number;
+  /** The kind of text of each person's message since the chat's start, up to this turn's: the last few say the mix. */
+  readonly kinds: readonly TurnKind[];
+  /** The server's count of that request (the last answer's prompt and answer tokens, plus the new message). */
+  readonly counted: number;
+  /** The engine's estimate of it (texts and 4 tokens a message), before the factor. */
+  readonly estimated: number;
+  /** The factor the chat was sized with before the fold (the last turn's `contextUsage.factor`). */
+  readonly factor: number | null;
+  /** The new message alone: the server's count and the estimate. */
+  readonly newMessage: { readonly counted: number; readonly estimated: number };
+  /** Of the would-be request's estimate, the share of the model's own answers (assistant messages). */
+  readonly answerShare: number;
 }
 
 /** What the server did for some requests, by its own `timings`: where a chat's time went. */
@@ -128,6 +149,8 @@ export async function chatFigures(
 ): Promise<ChatFigures> {
   const fills: number[] = [];
   const estimateOverCount: number[] = [];
+  const foldDetails: FoldDetail[] = [];
+  const kinds: TurnKind[] = [];
   let lastAnswer: RecordedExchange | null = null;
   let sizedWith: number | null = null;
   let summaryRequests = 0;
@@ -140,20 +163,34 @@ export async function chatFigures(
   let cachedTokens = 0;
   let previousSummary: RecordedExchange | null = null;
   for (const { record, exchanges } of turns) {
+    kinds.push(record.turn.kind);
     const folded = record.compacted.some((event) => event.reason !== "manual");
     if (folded && lastAnswer?.usage) {
       const newMessage = await tokenize(record.turn.text);
       const counted = lastAnswer.usage.prompt_tokens + lastAnswer.usage.completion_tokens + newMessage;
       fills.push(counted / window);
-      if (sizedWith !== null) {
-        const texts = [
-          ...(lastAnswer.body?.messages ?? []).map((message) => contentText(message.content)),
-          lastAnswer.text ?? "",
-          record.turn.text,
-        ];
-        const estimated = texts.reduce((sum, text) => sum + estimateTokens(text) + messageOverheadTokens, 0);
-        estimateOverCount.push((estimated * sizedWith) / counted);
-      }
+      const sent = (lastAnswer.body?.messages ?? []).map((message) => ({
+        role: message.role,
+        text: contentText(message.content),
+      }));
+      const texts = [
+        ...sent,
+        { role: "assistant", text: lastAnswer.text ?? "" },
+        { role: "user", text: record.turn.text },
+      ];
+      const estimateOf = (text: string) => estimateTokens(text) + messageOverheadTokens;
+      const estimated = texts.reduce((sum, { text }) => sum + estimateOf(text), 0);
+      const answers = texts.reduce((sum, { role, text }) => sum + (role === "assistant" ? estimateOf(text) : 0), 0);
+      if (sizedWith !== null) estimateOverCount.push((estimated * sizedWith) / counted);
+      foldDetails.push({
+        turn: record.index + 1,
+        kinds: [...kinds],
+        counted,
+        estimated,
+        factor: sizedWith,
+        newMessage: { counted: newMessage, estimated: estimateOf(record.turn.text) },
+        answerShare: estimated > 0 ? answers / estimated : 0,
+      });
     }
     sizedWith = record.contextUsage?.factor ?? sizedWith;
     let refusedThisTurn = 0;
@@ -188,6 +225,7 @@ export async function chatFigures(
     minFill: fills.length ? Math.min(...fills) : Number.NaN,
     medianFill: median(fills),
     estimateOverCount,
+    foldDetails,
     summaryRequests,
     summaryRefused,
     summaryRepeats,

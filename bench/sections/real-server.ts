@@ -1,5 +1,5 @@
 import { newlineToken, startLlamaServer } from "../../scripts/llama-server.js";
-import type { ChatFigures } from "../../scripts/real-server-figures.js";
+import type { ChatFigures, FoldDetail } from "../../scripts/real-server-figures.js";
 import { runRealChat } from "../../scripts/real-server-run.js";
 import { roundRobinTurns } from "../../scripts/real-server-turns.js";
 import type { BenchSection } from "../section.js";
@@ -25,6 +25,28 @@ const maxAnswerTokens = 256;
 
 const fillList = (fills: readonly number[]) => (fills.length ? fills.map((fill) => percent(fill, 0)).join(" ") : "—");
 
+/**
+ * One fold's line: where it came and why, measured. "anchored" is what the request would have been sized at had the
+ * part already sent (the last answer's request and answer) been taken at the server's count, the new message alone
+ * at estimate × factor: over the server's count, how early such a rule would fold.
+ */
+function foldLine(window: number, fold: FoldDetail): string {
+  const factor = fold.factor ?? 1;
+  const sized = fold.estimated * factor;
+  const anchored = fold.counted - fold.newMessage.counted + fold.newMessage.estimated * factor;
+  const kinds = fold.kinds
+    .slice(-6)
+    .map((kind) => kind[0])
+    .join("");
+  return (
+    `${window}: fold at turn ${fold.turn} (kinds of the last turns ${kinds}): server count ${fold.counted} ` +
+    `(${percent(fold.counted / window, 0)}), estimate ${fold.estimated} × ${factor.toFixed(3)} = ${Math.round(sized)} ` +
+    `(${(sized / fold.counted).toFixed(3)} of the count); new message ${fold.newMessage.counted} counted, ` +
+    `${fold.newMessage.estimated} × factor = ${Math.round(fold.newMessage.estimated * factor)}; answers ` +
+    `${percent(fold.answerShare, 0)} of the estimate; anchored ${(anchored / fold.counted).toFixed(3)} of the count`
+  );
+}
+
 function row(window: number, figures: ChatFigures): string[] {
   return [
     String(window),
@@ -39,7 +61,7 @@ function row(window: number, figures: ChatFigures): string[] {
     `${figures.answersRefused} of ${figures.answerRequests}`,
     String(figures.heals),
     String(figures.turnProblems),
-    percent(figures.cacheShare, 0),
+    percent(figures.cacheShare, 1),
     `${figures.secondsPerTurn.toFixed(2)} (median ${figures.medianSecondsPerTurn.toFixed(2)})`,
   ];
 }
@@ -73,6 +95,7 @@ export const realServerSection: BenchSection = {
           },
         });
         const { figures } = chat;
+        for (const fold of figures.foldDetails) log(foldLine(window, fold));
         rows.push(row(window, figures));
         json.push({
           window,
@@ -81,6 +104,7 @@ export const realServerSection: BenchSection = {
           minFill: round(figures.minFill, 3),
           medianFill: round(figures.medianFill, 3),
           estimateOverCount: figures.estimateOverCount.map((ratio) => round(ratio, 3)),
+          foldDetails: figures.foldDetails.map((fold) => ({ ...fold, answerShare: round(fold.answerShare, 3) })),
           cacheShare: round(figures.cacheShare, 4),
           secondsPerTurn: round(figures.secondsPerTurn, 2),
           medianSecondsPerTurn: round(figures.medianSecondsPerTurn, 2),

@@ -5,6 +5,7 @@ export {
   type BudgetInput,
   type BudgetRoom,
   buildRequestMessages,
+  type CountedTranscript,
   computeBudget,
   createEstimateCache,
   defaultTokenEstimator,

@@ -35,6 +35,12 @@ export interface ChatRuntime {
   summary: SummaryState | null;
   fold: FoldState;
   factor: ModelFactor | null;
+  /**
+   * The provider's count of the last answered request and its answer, when it was at least the request's estimate
+   * (see `CountedTranscript`): kept in memory only, a chat read again sizes with estimate × factor until its next
+   * answer.
+   */
+  lastCount: LastCount | null;
   learning: LearningState;
   healthNotes: HealthNote[];
   problem: { seq: number; problem: TurnProblem } | null;
@@ -47,6 +53,16 @@ export interface ChatRuntime {
 }
 
 export const healthNotesKept = 50;
+
+/** What the provider counted of a chat's last answered request (see `ChatRuntime.lastCount`). */
+export interface LastCount {
+  readonly modelId: string;
+  /** The seqs of the messages sent, then the answer's. */
+  readonly seqs: readonly number[];
+  readonly summary: string | null;
+  /** Its input and output tokens, as the provider counted them. */
+  readonly tokens: number;
+}
 
 const count = z.number().int().nonnegative();
 const usageSchema = z.looseObject({ inputTokens: count, outputTokens: count, cachedInputTokens: count });
@@ -130,6 +146,7 @@ export function emptyChatRuntime(chatId: string, cache: EstimateCache = createEs
     summary: null,
     fold: initialFoldState,
     factor: null,
+    lastCount: null,
     learning: initialLearningState,
     healthNotes: [],
     problem: null,

@@ -1,7 +1,7 @@
 import { type Budget, computeBudget } from "../context/budget.js";
 import { modelFamily } from "../context/estimate.js";
 import { sizingFactorForModel } from "../context/factor.js";
-import { type FoldMode, type FoldPlan, planFold } from "../context/fold.js";
+import { type CountedTranscript, type FoldMode, type FoldPlan, planFold } from "../context/fold.js";
 import { resolveWindow } from "../context/window.js";
 import type { ContextUsage } from "../engine.js";
 import type { ModelInfo } from "../messages.js";
@@ -54,8 +54,21 @@ export async function sizeRequest(parts: EngineParts, rt: ChatRuntime, refusedWi
   return { modelId: model, info, family, factor, systemTokens, toolTokens, budget };
 }
 
+/**
+ * The provider's count of the chat's last request and answer, as the planner takes it (`FoldInput.counted`): the
+ * transcript's part, the system prompt and tools taken off at estimate × factor. Undefined when there is none for
+ * this model.
+ */
+export function countedFor(rt: ChatRuntime, size: Sizing): CountedTranscript | undefined {
+  const last = rt.lastCount;
+  if (last === null || last.modelId !== size.modelId) return undefined;
+  const fixed = size.factor * (size.systemTokens + size.toolTokens);
+  return { seqs: last.seqs, summary: last.summary, tokens: Math.max(0, last.tokens - fixed) };
+}
+
 /** The fold plan of the chat at this sizing. */
 export function planFor(rt: ChatRuntime, size: Sizing, mode: FoldMode): FoldPlan {
+  const counted = countedFor(rt, size);
   return planFold({
     messages: rt.log,
     summary: rt.summary?.text ?? null,
@@ -65,6 +78,7 @@ export function planFor(rt: ChatRuntime, size: Sizing, mode: FoldMode): FoldPlan
     family: size.family,
     factor: size.factor,
     cache: rt.cache,
+    ...(counted !== undefined ? { counted } : {}),
   });
 }
 

@@ -9,7 +9,7 @@ import { offlineProblem } from "../providers/map-provider-problem.js";
 import type { FinishReason } from "../providers/provider-adapter.js";
 import type { TooLongRefusal } from "../providers/recognise-too-long.js";
 import { storeAnswer } from "./chat-loading.js";
-import type { ChatRuntime } from "./chat-state.js";
+import type { ChatRuntime, LastCount } from "./chat-state.js";
 import type { EngineParts } from "./engine-parts.js";
 import type { TurnRequest } from "./request.js";
 import type { Sizing } from "./sizing.js";
@@ -128,6 +128,7 @@ function learnFromUsage(attempt: Attempt, usage: Usage): boolean {
     window: size.budget.window,
   });
   if (implausible === null) {
+    rt.lastCount = countOf(attempt, usage);
     rt.factor = learnFactors(rt.factor, {
       modelId: size.modelId,
       inputTokens: usage.inputTokens,
@@ -148,6 +149,23 @@ function learnFromUsage(attempt: Attempt, usage: Usage): boolean {
   );
   attempt.turn.send({ type: "health-note", chatId: rt.chatId, note });
   return false;
+}
+
+/**
+ * The request and its answer as the provider counted them, when that count is at least the request's estimate and
+ * the provider counts what it read from its cache (Ollama does not): else estimate × factor stands (a lower count
+ * is no full count, or the estimate errs high, as on BPE).
+ */
+function countOf(attempt: Attempt, usage: Usage): LastCount | null {
+  const { size, rt, request, answer } = attempt;
+  if (attempt.parts.provider.inputTokensCountCache === false) return null;
+  if (usage.inputTokens < request.estimatedTokens) return null;
+  return {
+    modelId: size.modelId,
+    seqs: [...request.request.messages.map((message) => message.seq), answer.seq],
+    summary: rt.summary?.text ?? null,
+    tokens: usage.inputTokens + usage.outputTokens,
+  };
 }
 
 function sayWindowRaised(attempt: Attempt, raised: number | undefined): void {

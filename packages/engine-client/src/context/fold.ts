@@ -41,6 +41,19 @@ export const transcriptMessageLimit = 600;
 /** The transcript folds past this many bytes, 8 MiB (to half of it), as approximated by `estimateMessageBytes`. */
 export const transcriptByteLimit = 8 * 1024 * 1024;
 
+/**
+ * What the provider counted of a transcript it was sent: the seqs of the messages sent (the summary framed in the
+ * first), then the answer's, in order, and their tokens as it counted them (its input and output, less the system
+ * prompt and tools at estimate × factor). Take it only from a count at least the request's estimate (a provider that
+ * counts only what it had not cached, Ollama, reports less, and the estimate errs high on BPE).
+ */
+export interface CountedTranscript {
+  readonly seqs: readonly number[];
+  /** The summary sent in front of those messages (unframed), or null: the count stands only with the same one. */
+  readonly summary: string | null;
+  readonly tokens: number;
+}
+
 /** Input of {@link planFold}. */
 export interface FoldInput {
   /** The chat's log in `seq` order (folded messages may be included: they are skipped by `previous`). Never changed. */
@@ -57,6 +70,12 @@ export interface FoldInput {
   readonly family?: string;
   /** The chat's correction of the estimate (see `raiseFactor`). Default 1. */
   readonly factor?: number;
+  /**
+   * The provider's own count of the transcript as last sent with its answer (see {@link CountedTranscript}): while
+   * what is kept still begins with exactly those messages, the budget test counts them at that count, not at estimate
+   * × factor. Default: none (everything at estimate × factor).
+   */
+  readonly counted?: CountedTranscript;
   /** The chat's estimate cache; pass the same one every turn. Default: a fresh one (everything is counted). */
   readonly cache?: EstimateCache;
   /** Default {@link transcriptMessageLimit}. */
@@ -126,6 +145,45 @@ export interface FoldPlan {
   readonly after: TranscriptSize;
   /** Approximate serialized bytes of the kept messages and the summary. */
   readonly bytes: number;
+}
+
+/**
+ * The kept transcript's size for the budget test: estimate × factor, but for the messages the provider last counted
+ * (while what is kept still begins with exactly them, under the same summary), which count at that count, never
+ * below their estimate. Why: the factor is the highest ratio any long request ran, and a chat's mix of texts runs
+ * below it most of the time (docs/engine.md, "The estimate's correction").
+ */
+function countedSize(
+  input: FoldInput,
+  cache: EstimateCache,
+  kept: { readonly start: number; readonly turns: readonly TurnRange[]; readonly turnTokens: readonly number[] },
+  keptTokens: number,
+  summaryTokens: number,
+  factor: number,
+  limitedTurn: number,
+): number {
+  const { counted, messages } = input;
+  const estimated = factor * keptTokens;
+  if (counted === undefined || counted.summary !== (input.summary ?? null)) return estimated;
+  const coveredEnd = kept.start + counted.seqs.length;
+  if (counted.seqs.length === 0 || coveredEnd > messages.length) return estimated;
+  for (const [offset, seq] of counted.seqs.entries()) {
+    if ((messages[kept.start + offset] as ChatMessage).seq !== seq) return estimated;
+  }
+  // Whole turns as the plan counts them (a held turn as held); a turn the count covers in part, message by message.
+  let coveredTokens = summaryTokens;
+  for (const [turn, { from, to }] of kept.turns.entries()) {
+    if (to <= coveredEnd) coveredTokens += kept.turnTokens[turn] as number;
+    else {
+      if (from >= coveredEnd) break;
+      if (turn === limitedTurn) return estimated;
+      for (let index = from; index < coveredEnd; index++) {
+        coveredTokens += measureMessage(messages[index] as ChatMessage, input.family, cache).tokens;
+      }
+      break;
+    }
+  }
+  return factor * (keptTokens - coveredTokens) + Math.max(counted.tokens, coveredTokens);
 }
 
 interface SummaryMeasure {
@@ -229,13 +287,24 @@ export function planFold(input: FoldInput): FoldPlan {
   }
   const at = (values: readonly number[], index: number) => values[index] as number;
   let keptMessages = end - start;
-  const before: TranscriptSize = { messages: keptMessages, tokens: Math.ceil(factor * keptTokens) };
+  const sizedKept = countedSize(
+    input,
+    cache,
+    { start, turns, turnTokens },
+    keptTokens,
+    summary.tokens,
+    factor,
+    limitedTurn,
+  );
+  // What the count changes of the size at estimate × factor: it holds for what is sent as long as nothing changes.
+  const countedCorrection = sizedKept - factor * keptTokens;
+  const before: TranscriptSize = { messages: keptMessages, tokens: Math.ceil(sizedKept) };
 
   // A turn that has just begun (the person's message alone) folds early, past a share of the budget: then the
   // fold sends again only the turns it keeps, not an agent turn that has grown since.
   const lastTurnBegins =
     turnCount > 1 && (turns[turnCount - 1] as TurnRange).to - (turns[turnCount - 1] as TurnRange).from === 1;
-  const overBudget = factor * keptTokens > (lastTurnBegins ? earlyShare : 1) * budget;
+  const overBudget = sizedKept > (lastTurnBegins ? earlyShare : 1) * budget;
   const overMessages = keptMessages > messageLimit;
   const overBytes = keptBytes > byteLimit;
   let reason: CompactionReason | null;
@@ -323,7 +392,8 @@ export function planFold(input: FoldInput): FoldPlan {
   const changed = fold || textLimit !== standingLimit;
   const firstKeptSeq = kept[0]?.seq ?? previous.firstKeptSeq;
   const state: FoldState = changed ? { firstKeptSeq, textLimit } : previous;
-  const sentSize = Math.ceil(factor * sentTokens);
+  const sentSized = factor * sentTokens + (changed ? 0 : countedCorrection);
+  const sentSize = Math.ceil(sentSized);
   return {
     fold,
     reason,
@@ -334,7 +404,7 @@ export function planFold(input: FoldInput): FoldPlan {
     state,
     changed,
     tokens: sentSize,
-    fits: factor * sentTokens <= budget,
+    fits: sentSized <= budget,
     before,
     after: { messages: kept.length, tokens: sentSize },
     bytes: keptBytes,

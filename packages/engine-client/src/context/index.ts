@@ -28,6 +28,7 @@ export {
 export { factorForModel, initialFactor, type ModelFactor, raiseFactor } from "./factor.js";
 export {
   adrFoldBudget,
+  type CountedTranscript,
   earlyFoldShareFor,
   type FoldInput,
   type FoldMode,

@@ -240,6 +240,8 @@ export function createOllama(settings: OllamaSettings = {}): ProviderAdapter {
   return {
     provider: "ollama",
     local,
+    // `prompt_eval_count` is what it did not have cached (see the stream's usage above).
+    inputTokensCountCache: false,
     baseURL,
     windows,
     async listModels(options) {

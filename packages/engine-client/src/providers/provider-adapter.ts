@@ -130,6 +130,11 @@ export interface ProviderAdapter {
   readonly provider: ProviderId;
   /** Whether the server runs on this computer (then the summariser only uses the chat's own model). */
   readonly local: boolean;
+  /**
+   * False when `usage.inputTokens` leaves out what the provider read from its cache (Ollama's `prompt_eval_count`):
+   * such a count is no count of the request, and a fold is never sized by it. Default true.
+   */
+  readonly inputTokensCountCache?: boolean;
   /** The base URL in use. */
   readonly baseURL: string;
   /** Windows named in refusals, per model; `listModels` already applies them (the smaller wins). */

@@ -82,6 +82,17 @@ describe("versions on pnpm dev:mock in Chromium: edit, regenerate, the picker", 
     await expect
       .poll(() => answerPicker.locator("[data-nacre-branch-count]").textContent(), patient)
       .toContain("2 / 3");
+    // The picker gives the focus to the chosen version's row a frame after that row is shown: wait for it, as a
+    // person's next key press comes later than a frame.
+    await expect
+      .poll(
+        () =>
+          answerPicker
+            .getByRole("button", { name: "Previous version" })
+            .evaluate((button) => button === document.activeElement),
+        patient,
+      )
+      .toBe(true);
     await page.keyboard.press("Enter");
     await expect
       .poll(() => answerPicker.locator("[data-nacre-branch-count]").textContent(), patient)

@@ -1,5 +1,5 @@
 import type { Engine, EngineEvent, EngineListener, SummaryState } from "@conch/engine-client";
-import { chatLogFrom, createMockEngine } from "@conch/engine-client/mock";
+import { chatLogFrom, createMockEngine, type MockChatSeed, type MockEngine } from "@conch/engine-client/mock";
 import { QueryClient } from "@tanstack/react-query";
 import { act, render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
@@ -18,6 +18,18 @@ const summary: SummaryState = {
   after: { messages: 2, tokens: 520 },
   at: 0,
 };
+
+/** A mock engine holding one chat, "c". */
+const engineWithChat = (chat: MockChatSeed): MockEngine => createMockEngine({ chats: { c: chat } });
+
+/** The message list of chat "c", as a page shows it. */
+function renderList(engine: Engine): void {
+  render(
+    <ConversationProvider engine={engine} chatId="c" queryClient={new QueryClient()}>
+      <MessageListRoot />
+    </ConversationProvider>,
+  );
+}
 
 /**
  * The mock engine, its events to the page held from a fold's `compacting` on until `release` (a fold that takes a
@@ -222,27 +234,19 @@ describe("SummaryDivider", () => {
 
   describe("given a fold ahead of the need that folded every message shown (the next turn keeps only its own)", () => {
     it("should stand after the last message, where the next one goes, and move before it once it is sent", async () => {
-      const engine = createMockEngine({
-        chats: {
-          c: {
-            messages: chatLogFrom([
-              ["a", "A"],
-              ["b", "B"],
-            ]),
-            summary: {
-              ...summary,
-              firstKeptSeq: 4,
-              before: { messages: 5, tokens: 2400 },
-              after: { messages: 0, tokens: 120 },
-            },
-          },
+      const engine = engineWithChat({
+        messages: chatLogFrom([
+          ["a", "A"],
+          ["b", "B"],
+        ]),
+        summary: {
+          ...summary,
+          firstKeptSeq: 4,
+          before: { messages: 5, tokens: 2400 },
+          after: { messages: 0, tokens: 120 },
         },
       });
-      render(
-        <ConversationProvider engine={engine} chatId="c" queryClient={new QueryClient()}>
-          <MessageListRoot />
-        </ConversationProvider>,
-      );
+      renderList(engine);
       const line = await screen.findByRole("button", { name: /summarised for Mock Large/ });
       expect(line).toHaveTextContent("4 messages");
       const row = document.querySelector("[data-nacre-divider-row]");
@@ -261,23 +265,15 @@ describe("SummaryDivider", () => {
 
   describe("in a conversation folded twice", () => {
     it("should show only the latest divider, before the first kept message, and every message", async () => {
-      const engine = createMockEngine({
-        chats: {
-          c: {
-            messages: chatLogFrom([
-              ["a", "A"],
-              ["b", "B"],
-              ["c", "C"],
-              ["d", "D"],
-            ]),
-          },
-        },
+      const engine = engineWithChat({
+        messages: chatLogFrom([
+          ["a", "A"],
+          ["b", "B"],
+          ["c", "C"],
+          ["d", "D"],
+        ]),
       });
-      render(
-        <ConversationProvider engine={engine} chatId="c" queryClient={new QueryClient()}>
-          <MessageListRoot />
-        </ConversationProvider>,
-      );
+      renderList(engine);
       await screen.findByText("D");
       await act(async () => {
         await engine.capabilities.context?.compact("c");
@@ -310,12 +306,8 @@ describe("SummaryDivider", () => {
     };
 
     function renderHeld(seed: { summary: SummaryState | null }) {
-      const held = heldFolds(createMockEngine({ chats: { c: { messages: sixMessages, ...seed } } }));
-      render(
-        <ConversationProvider engine={held.page} chatId="c" queryClient={new QueryClient()}>
-          <MessageListRoot />
-        </ConversationProvider>,
-      );
+      const held = heldFolds(engineWithChat({ messages: sixMessages, ...seed }));
+      renderList(held.page);
       return held;
     }
 

@@ -1,4 +1,4 @@
-import { type FoldPlan, planFold } from "../context/fold.js";
+import type { FoldPlan } from "../context/fold.js";
 import { measureMessage } from "../context/message-estimate.js";
 import { isAbortError } from "../errors.js";
 import type { CompactionReason, EngineEvent, EngineEventOf } from "../events.js";
@@ -7,7 +7,7 @@ import { addUsage, type ChatMessage, emptyUsage, messageText, type Usage } from 
 import { isOnPath } from "../transcript/branch-tree.js";
 import type { ChatRuntime } from "./chat-state.js";
 import { commitFold, type FoldContext, type FoldInput, type FoldSummary, summariseFold } from "./fold-step.js";
-import { countedFor, type Sizing } from "./sizing.js";
+import { planFor, type Sizing } from "./sizing.js";
 
 /** How many of the person's latest messages give the chat's usual message size. */
 const usualOf = 9;
@@ -37,18 +37,7 @@ export function usualNextMessage(log: readonly ChatMessage[]): ChatMessage | nul
 export function planFoldAhead(rt: ChatRuntime, size: Sizing): FoldPlan | null {
   const next = usualNextMessage(rt.log);
   if (!next) return null;
-  const counted = countedFor(rt, size);
-  const plan = planFold({
-    messages: [...rt.log, next],
-    summary: rt.summary?.text ?? null,
-    budget: size.budget.budget,
-    mode: "auto",
-    previous: rt.fold,
-    family: size.family,
-    factor: size.factor,
-    cache: rt.cache,
-    ...(counted !== undefined ? { counted } : {}),
-  });
+  const plan = planFor(rt, size, "auto", [...rt.log, next]);
   if (!plan.fold || plan.reason === null) return null;
   const nextTokens = Math.ceil(measureMessage(next, size.family, rt.cache).tokens * size.factor);
   const kept = plan.kept.filter((message) => message.seq < next.seq);

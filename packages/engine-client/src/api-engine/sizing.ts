@@ -4,7 +4,7 @@ import { sizingFactorForModel } from "../context/factor.js";
 import { type CountedTranscript, type FoldMode, type FoldPlan, planFold } from "../context/fold.js";
 import { resolveWindow } from "../context/window.js";
 import type { ContextUsage } from "../engine.js";
-import type { ModelInfo } from "../messages.js";
+import type { ChatMessage, ModelInfo } from "../messages.js";
 import type { ChatRuntime } from "./chat-state.js";
 import type { EngineParts } from "./engine-parts.js";
 
@@ -59,18 +59,23 @@ export async function sizeRequest(parts: EngineParts, rt: ChatRuntime, refusedWi
  * transcript's part, the system prompt and tools taken off at estimate × factor. Undefined when there is none for
  * this model.
  */
-export function countedFor(rt: ChatRuntime, size: Sizing): CountedTranscript | undefined {
+function countedFor(rt: ChatRuntime, size: Sizing): CountedTranscript | undefined {
   const last = rt.lastCount;
   if (last === null || last.modelId !== size.modelId) return undefined;
   const fixed = size.factor * (size.systemTokens + size.toolTokens);
   return { seqs: last.seqs, summary: last.summary, tokens: Math.max(0, last.tokens - fixed) };
 }
 
-/** The fold plan of the chat at this sizing. */
-export function planFor(rt: ChatRuntime, size: Sizing, mode: FoldMode): FoldPlan {
+/** The fold plan of the chat at this sizing (of `messages`: its log, or its log and a message to come). */
+export function planFor(
+  rt: ChatRuntime,
+  size: Sizing,
+  mode: FoldMode,
+  messages: readonly ChatMessage[] = rt.log,
+): FoldPlan {
   const counted = countedFor(rt, size);
   return planFold({
-    messages: rt.log,
+    messages,
     summary: rt.summary?.text ?? null,
     budget: size.budget.budget,
     mode,

@@ -89,6 +89,16 @@ export interface ChatFigures {
   readonly turnProblems: number;
   /** Prompt tokens the server read from its cache over all prompt tokens of answer requests (its own timings). */
   readonly cacheShare: number;
+  /** The prompt tokens of answered answer requests, read from the cache or not: what `cacheShare` is a share of. */
+  readonly answerPromptTokens: number;
+  /**
+   * Of those prompt tokens, the ones the server could not read from its cache only because it tokenized the last
+   * answer's text into other tokens than the ones it generated (a model's sampled tokens need not be the ones its
+   * tokenizer would choose for the same text): of a request that begins with the last answer request's messages
+   * and its answer word for word (no summariser request between them), that request's prompt and answer (less its
+   * last token, which the server evaluates again) beyond what it read from the cache.
+   */
+  readonly retokenizedTokens: number;
   readonly secondsPerTurn: number;
   readonly medianSecondsPerTurn: number;
   /** The server's own work for this chat's answer and summariser requests (their `timings`). */
@@ -137,6 +147,19 @@ export function serverWork(exchanges: readonly RecordedExchange[]): ServerWork {
   };
 }
 
+/** Whether `next` sends `before`'s messages and then its answer, word for word. */
+function repeatsWordForWord(before: RecordedExchange, next: RecordedExchange): boolean {
+  const sent = before.body?.messages ?? [];
+  const now = next.body?.messages ?? [];
+  const answer = now[sent.length];
+  return (
+    answer !== undefined &&
+    answer.role === "assistant" &&
+    contentText(answer.content) === (before.text ?? "") &&
+    sent.every((message, index) => JSON.stringify(message) === JSON.stringify(now[index]))
+  );
+}
+
 /**
  * Reads one chat's figures. `tokenize` is the server's own count (`/tokenize`). The fill at a fold is the last
  * answer request's prompt and answer (the server's usage) plus the new message, as the server tokenizes it,
@@ -161,6 +184,9 @@ export async function chatFigures(
   let answersRefused = 0;
   let promptTokens = 0;
   let cachedTokens = 0;
+  let retokenizedTokens = 0;
+  /** The answer request whose prompt and answer the next one can read from the cache: none after a summariser's. */
+  let reuseBase: RecordedExchange | null = null;
   let previousSummary: RecordedExchange | null = null;
   for (const { record, exchanges } of turns) {
     kinds.push(record.turn.kind);
@@ -196,6 +222,7 @@ export async function chatFigures(
     let refusedThisTurn = 0;
     for (const exchange of exchanges) {
       if (exchange.kind === "summary") {
+        reuseBase = null;
         summaryRequests++;
         if (previousSummary && sameRequest(previousSummary, exchange)) summaryRepeats++;
         previousSummary = exchange;
@@ -205,12 +232,20 @@ export async function chatFigures(
         }
       } else if (exchange.kind === "chat") {
         answerRequests++;
-        if (failed(exchange)) answersRefused++;
-        else {
+        if (failed(exchange)) {
+          answersRefused++;
+          reuseBase = null;
+        } else {
+          const before = folded ? null : reuseBase;
           lastAnswer = exchange;
+          reuseBase = exchange;
           if (exchange.timings) {
             promptTokens += exchange.timings.prompt_n + exchange.timings.cache_n;
             cachedTokens += exchange.timings.cache_n;
+            if (before?.timings && before.usage && repeatsWordForWord(before, exchange)) {
+              const reusable = before.timings.cache_n + before.timings.prompt_n + before.usage.completion_tokens - 1;
+              retokenizedTokens += Math.max(0, reusable - exchange.timings.cache_n);
+            }
           }
         }
       }
@@ -239,6 +274,8 @@ export async function chatFigures(
     heals: turns.reduce((sum, { record }) => sum + record.healed.length, 0),
     turnProblems: turns.filter(({ record }) => record.problem !== null).length,
     cacheShare: promptTokens === 0 ? 0 : cachedTokens / promptTokens,
+    answerPromptTokens: promptTokens,
+    retokenizedTokens,
     secondsPerTurn: seconds.reduce((sum, value) => sum + value, 0) / Math.max(1, seconds.length),
     medianSecondsPerTurn: median(seconds),
     serverWork: serverWork(turns.flatMap(({ exchanges }) => exchanges)),

@@ -47,6 +47,12 @@ function foldLine(window: number, fold: FoldDetail): string {
   );
 }
 
+/** The share, and the points of it the server lost to re-tokenizing answers unlike it generated them. */
+function cacheShareCell(figures: ChatFigures): string {
+  const lost = figures.answerPromptTokens > 0 ? figures.retokenizedTokens / figures.answerPromptTokens : 0;
+  return `${percent(figures.cacheShare, 1)} (${percent(lost, 1)} re-tokenized)`;
+}
+
 function row(window: number, figures: ChatFigures): string[] {
   return [
     String(window),
@@ -61,7 +67,7 @@ function row(window: number, figures: ChatFigures): string[] {
     `${figures.answersRefused} of ${figures.answerRequests}`,
     String(figures.heals),
     String(figures.turnProblems),
-    percent(figures.cacheShare, 1),
+    cacheShareCell(figures),
     `${figures.secondsPerTurn.toFixed(2)} (median ${figures.medianSecondsPerTurn.toFixed(2)})`,
   ];
 }
@@ -141,7 +147,7 @@ export const realServerSection: BenchSection = {
             "Model: test-fixtures/models/stories260K.gguf (512-token SentencePiece vocabulary) on llama-server -t 1 -tb 1, -c and llama.context_length = the window, end token = newline (tokenizer.ggml.eos_token_id=int:13), -n 256; system prompt 'You are a helpful assistant.'.",
             "fill at a fold = the server's own count of the request that would have been sent had the engine not folded: the last answer request's prompt and answer tokens (its usage) plus the new message (/tokenize), over the window.",
             "estimate × factor / server count = the engine's estimate of that same request (its messages' texts, 4 tokens a message) × the factor the chat was sized with before the fold, over the server's count: above 1, the fold came early by that much.",
-            "summary requests: refused = the server's too-long refusal; repeated = identical to the summary request just before it. answers refused = answer requests the server refused as too long. prompt-cache share = timings.cache_n over cache_n + prompt_n, summed over answered answer requests.",
+            "summary requests: refused = the server's too-long refusal; repeated = identical to the summary request just before it. answers refused = answer requests the server refused as too long. prompt-cache share = timings.cache_n over cache_n + prompt_n, summed over answered answer requests; re-tokenized = of those tokens, the ones not read from the cache only because the server tokenized its last answer's text into other tokens than it generated (the request repeated the last one and its answer word for word, no summariser request between).",
           ],
         },
         ...(foldAhead ? [foldAhead.table] : []),

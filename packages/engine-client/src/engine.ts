@@ -39,6 +39,12 @@ export interface TurnInput {
   /** Set when the chat read something untrusted (a web page, a file from elsewhere). */
   readonly untrusted?: boolean;
   readonly abortSignal?: AbortSignal;
+  /**
+   * An engine that folds ahead of the need after this turn begins no sooner than this settles: a server passes
+   * the moment its `turn-end` has gone out, so that planning the fold never holds that back. Not sent over the
+   * wire. Default: the turn's end.
+   */
+  readonly foldAheadAfter?: Promise<unknown>;
 }
 
 /** How much of the window the next request will use. */

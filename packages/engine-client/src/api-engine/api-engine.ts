@@ -106,23 +106,28 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
     }
     if (!foldAhead || ended.status !== "done") forget();
     else {
-      // Planned in the chat's queue, after a macrotask: the turn's reader gets its `turn-end` first (the plan
-      // measures the whole chat), and the chat takes a new turn at once meanwhile.
+      // Planned in the chat's queue, after a macrotask (and after `foldAheadAfter`: a server's `turn-end` going
+      // out): the turn's reader gets its `turn-end` first (the plan measures the whole chat), and the chat takes a
+      // new turn at once meanwhile.
       const planned = new Promise<boolean>((resolve) => {
-        setTimeout(() => {
-          runner
-            .queued(chatId, async () => {
-              // A turn begun since (sent the moment this one ended) plans its own, after its answer: this plan would
-              // only hold that answer's `turn-end` back, in the queue right behind it.
-              if (turnsBegun.get(chatId) !== turnNumber) return ahead.pending(chatId);
-              const rt = await chats.get(chatId);
-              return ahead.start(rt, await sizeRequest(parts, rt));
-            })
-            .then(resolve, (error: unknown) => {
-              parts.onError(error, { during: "fold-ahead", chatId });
-              resolve(false);
-            });
-        }, 0);
+        const plan = () =>
+          setTimeout(() => {
+            runner
+              .queued(chatId, async () => {
+                // A turn begun since (sent the moment this one ended) plans its own, after its answer: this plan would
+                // only hold that answer's `turn-end` back, in the queue right behind it.
+                if (turnsBegun.get(chatId) !== turnNumber) return ahead.pending(chatId);
+                const rt = await chats.get(chatId);
+                return ahead.start(rt, await sizeRequest(parts, rt));
+              })
+              .then(resolve, (error: unknown) => {
+                parts.onError(error, { during: "fold-ahead", chatId });
+                resolve(false);
+              });
+          }, 0);
+        const after = turn.input.foldAheadAfter;
+        if (after) void after.then(plan, plan);
+        else plan();
       });
       plans.set(chatId, planned);
       void planned.then(() => {

@@ -4,6 +4,7 @@ import type { EngineEvent } from "../events.js";
 import { readEventStream } from "../protocol/event-stream.js";
 import type { WireChatPage } from "../protocol/wire.js";
 import { createEngineHandler } from "../server/handler.js";
+import { createInProcessRunningTurns, type RunningTurns } from "../server/running-turns.js";
 import { longTurnText, startHeldSummariser } from "../server/testing/held-summariser.js";
 import type { ChatStore } from "../transcript/chat-store.js";
 import { createMemoryChatStore } from "../transcript/memory-store.js";
@@ -215,9 +216,19 @@ describe("fold ahead of the need", () => {
 });
 
 describe("fold ahead of the need, over the server (a new engine per request)", () => {
-  async function serve() {
+  async function serve(runningTurns?: RunningTurns) {
     const setupped = await setup();
-    const handler = createEngineHandler({ engineFor: () => setupped.make(), authorize: () => ({ userId: "p" }) });
+    /** What the handler's engines tell their listeners. */
+    const served: EngineEvent[] = [];
+    const handler = createEngineHandler({
+      engineFor: () => {
+        const engine = setupped.make();
+        engine.subscribe((event) => served.push(event));
+        return engine;
+      },
+      authorize: () => ({ userId: "p" }),
+      ...(runningTurns ? { runningTurns } : {}),
+    });
     const call = (path: string, init: RequestInit = {}) => handler(new Request(`http://127.0.0.1${path}`, init));
     const post = (path: string, body: unknown) =>
       call(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -236,7 +247,50 @@ describe("fold ahead of the need, over the server (a new engine per request)", (
       expect(response.status).toBe(200);
       return read(response);
     }
-    return { ...setupped, call, post, read, longTurn };
+    return { ...setupped, served, call, post, read, longTurn };
+  }
+
+  /** In-process leases whose release waits, once `hold` is called, until `open` (as a round trip to Postgres). */
+  function slowReleases() {
+    const inner = createInProcessRunningTurns();
+    let held: Promise<void> | null = null;
+    let open: () => void = () => undefined;
+    const recorded: EngineEvent["type"][] = [];
+    const runningTurns: RunningTurns = {
+      tryAcquire: async (key, purpose) => {
+        const lease = await inner.tryAcquire(key, purpose);
+        if (!lease) return null;
+        return {
+          purpose: lease.purpose,
+          startCursor: lease.startCursor,
+          abortSignal: lease.abortSignal,
+          record: (event) => {
+            recorded.push(event.type);
+            return lease.record(event);
+          },
+          release: async () => {
+            await held;
+            return lease.release();
+          },
+        };
+      },
+      acquire: (key, purpose, signal) => inner.acquire(key, purpose, signal),
+      activity: (key) => inner.activity(key),
+      follow: (key, after, signal) => inner.follow(key, after, signal),
+      requestAbort: (key) => inner.requestAbort(key),
+      settled: (key, signal) => inner.settled(key, signal),
+      forget: (key) => inner.forget(key),
+    };
+    return {
+      runningTurns,
+      recorded,
+      hold: () => {
+        held = new Promise((resolve) => {
+          open = resolve;
+        });
+      },
+      open: () => open(),
+    };
   }
 
   it("should hold the chat's lease for it, its events on GET /events, and take a turn at once, which uses it", async () => {
@@ -262,6 +316,31 @@ describe("fold ahead of the need, over the server (a new engine per request)", (
     // The fold's start, recorded under its lease before the turn, then the turn's events.
     expect(followed.indexOf("compacting")).toBeLessThan(followed.indexOf("turn-start"));
     expect(followed).toContain("compacted");
+  });
+
+  it("should plan the fold ahead once the turn's turn-end has gone out, however long giving its lease up takes", async () => {
+    const releases = slowReleases();
+    const { served, state, post, longTurn } = await serve(releases.runningTurns);
+    await longTurn(0);
+    releases.hold();
+    const response = await post("/chats/c/turns", { seq: 2, text: `2 ${longTurnText}` });
+    let foldBeganBeforeEnd: boolean | null = null;
+    const reading = (async () => {
+      for await (const message of readEventStream(response.body as ReadableStream<Uint8Array>)) {
+        const event = JSON.parse(message.data) as EngineEvent;
+        if (event.type === "turn-end") foldBeganBeforeEnd = count(served, "compacting") > 0;
+      }
+    })();
+    // The turn is over (its turn-end recorded), its lease not yet given up: the turn-end has not gone out.
+    await expect.poll(() => releases.recorded.filter((type) => type === "turn-end").length).toBe(2);
+    // A macrotask later than any the engine set when its turn ended: a fold ahead planned then has begun.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(count(served, "compacting")).toBe(0);
+    expect(state.summaries).toBe(0);
+    releases.open();
+    await reading;
+    expect(foldBeganBeforeEnd).toBe(false);
+    await expect.poll(() => count(served, "compacted"), { timeout: 10_000 }).toBe(1);
   });
 
   it("should stop the fold ahead on POST /abort: nothing changes, and the next turn folds as today", async () => {

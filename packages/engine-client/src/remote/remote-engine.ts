@@ -159,7 +159,8 @@ function remoteEngine(
 
   /** The turn body: the server runs the turn; a refusal (a stale seq, a busy chat there) rejects it. */
   async function runTurn(turn: Turn): Promise<EngineEventOf<"turn-end">> {
-    const { chatId, abortSignal, ...fields } = turn.input;
+    // `foldAheadAfter` is this process's: the server has its own.
+    const { chatId, abortSignal, foldAheadAfter, ...fields } = turn.input;
     // This turn's stream carries a fold ahead still running from here on.
     stopFollowing(chatId);
     let started = false;

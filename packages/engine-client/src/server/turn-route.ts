@@ -38,43 +38,64 @@ export async function postTurn(context: Context, chatId: string): Promise<Respon
   const settled = new Promise<void>((resolve) => {
     settle = resolve;
   });
+  // The engine plans its fold ahead once the turn-end has gone out (or the stream closed): planning it, which
+  // measures the whole chat, then never holds the turn-end back, even where the lease's release is a round trip.
+  let streamClosed: () => void = () => undefined;
+  const foldAheadAfter = new Promise<void>((resolve) => {
+    streamClosed = resolve;
+  });
   let lease: Awaited<ReturnType<typeof startLeasedTurn>>;
   try {
-    lease = await startLeasedTurn(context.turns, key, engine, input, {
-      onTurnEnd: (usage) => context.limits.countTokens(context.userId, usage.inputTokens),
-      onError: context.onError,
-      secrets: context.secrets,
-      admit: () => {
-        releaseStream = takePlace(context, "streams");
-        releaseTurn = takePlace(context, "turns");
+    lease = await startLeasedTurn(
+      context.turns,
+      key,
+      engine,
+      { ...input, foldAheadAfter },
+      {
+        onTurnEnd: (usage) => context.limits.countTokens(context.userId, usage.inputTokens),
+        onError: context.onError,
+        secrets: context.secrets,
+        admit: () => {
+          releaseStream = takePlace(context, "streams");
+          releaseTurn = takePlace(context, "turns");
+        },
+        onSettled: () => {
+          releaseTurn();
+          watch.turnSettled();
+          settle();
+        },
       },
-      onSettled: () => {
-        releaseTurn();
-        watch.turnSettled();
-        settle();
-      },
-    });
+    );
   } catch (error) {
     watch.stop();
     releaseTurn();
     releaseStream();
+    streamClosed();
     throw error;
   }
   if (!lease) {
     watch.stop();
+    streamClosed();
     return fail("busy", 409);
   }
-  context.limits.countTurn(context.userId);
-
-  const controller = new AbortController();
-  context.request.signal.addEventListener("abort", () => controller.abort(), { once: true });
-  const events = context.turns.follow(key, lease.startCursor, controller.signal);
-  return eventStreamResponse(events, {
-    controller,
-    endAtTurnEnd: true,
-    beforeTurnEnd: settled,
-    redact: context.redact,
-    headers: context.headers,
-    onClose: releaseStream,
-  });
+  try {
+    context.limits.countTurn(context.userId);
+    const controller = new AbortController();
+    context.request.signal.addEventListener("abort", () => controller.abort(), { once: true });
+    const events = context.turns.follow(key, lease.startCursor, controller.signal);
+    return eventStreamResponse(events, {
+      controller,
+      endAtTurnEnd: true,
+      beforeTurnEnd: settled,
+      redact: context.redact,
+      headers: context.headers,
+      onClose: () => {
+        releaseStream();
+        streamClosed();
+      },
+    });
+  } catch (error) {
+    streamClosed();
+    throw error;
+  }
 }

@@ -78,7 +78,13 @@ async function timeTurn(events: AsyncIterable<EngineEvent>): Promise<{ firstDelt
 }
 
 /** The two turns in the engine (one engine, as an app holds it). */
-async function inEngine(summariserMs: number, mode: Mode, length: number, withNext = true): Promise<Timed> {
+async function inEngine(
+  summariserMs: number,
+  mode: Mode,
+  length: number,
+  withNext = true,
+  pauseMs = quietMs,
+): Promise<Timed> {
   const store = createMemoryChatStore();
   await store.appendLog(
     "c",
@@ -93,7 +99,7 @@ async function inEngine(summariserMs: number, mode: Mode, length: number, withNe
   // A first turn reads the chat: the two timed turns are warm, as in a chat going on.
   await timeTurn(engine.sendTurn({ chatId: "c", seq: length - 2, text: textOf(length - 2) }));
   await engine.capabilities.context?.foldAheadPlanned?.("c");
-  await personsPause();
+  await personsPause(pauseMs);
   const folded = foldEnded(engine.subscribe.bind(engine));
   const previous = await timeTurn(engine.sendTurn({ chatId: "c", seq: length, text: textOf(length) }));
   const ended = performance.now();
@@ -110,7 +116,13 @@ async function inEngine(summariserMs: number, mode: Mode, length: number, withNe
 }
 
 /** The two turns over the server in the process, a new engine per request (as `pnpm serve` and the examples). */
-async function overServer(summariserMs: number, mode: Mode, length: number, withNext = true): Promise<Timed> {
+async function overServer(
+  summariserMs: number,
+  mode: Mode,
+  length: number,
+  withNext = true,
+  pauseMs = quietMs,
+): Promise<Timed> {
   const store: ChatStore = createMemoryChatStore();
   await store.appendLog(
     "c",
@@ -150,7 +162,7 @@ async function overServer(summariserMs: number, mode: Mode, length: number, with
   // engine for the fold ahead it may plan, and a turn sent at once would run on that warm engine; the turn after
   // a fold runs on a new one (as a person's next turn, seconds later, does either way), so both are timed cold.
   await untilIdle(handler);
-  await personsPause();
+  await personsPause(pauseMs);
   const previous = await timeResponse(send(length));
   const ended = performance.now();
   if (mode === "after") await folded.promise;
@@ -164,12 +176,14 @@ async function overServer(summariserMs: number, mode: Mode, length: number, with
 }
 
 /**
- * A person's pause before the turn with no fold due. The turn after a fold is sent after the fold (seconds with
- * nothing running), as a person's next message comes; a turn sent in the same breath as the one before runs on hot
- * caches in about half the time (measured idle: 0.15 against 0.32 ms in the engine, and 0.40 against 0.28 ms once
- * both came after 50 ms), so both are timed after a pause and the ratio compares like with like.
+ * A person's pause before the turn with no fold due, the baseline. The turn after a fold is sent after the fold
+ * (8 s or 24 s with nothing running), as a person's next message comes, seconds after a turn; a turn sent in the
+ * same breath as the one before runs on hot caches (measured idle, in the engine: 0.15 against 0.32 ms), and one
+ * sent 50 ms after it still on warmer ones than after seconds of quiet (0.75 against 0.88 ms after 2 s, median of
+ * 6, the turn after the fold 0.76 ms): the baseline comes after 2 s, so the ratio compares like with like.
  */
-const personsPause = () => new Promise((resolve) => setTimeout(resolve, 50));
+const quietMs = 2_000;
+const personsPause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Reads `GET /chats/c/events?until=idle` to its end: the chat is idle (no turn, no fold ahead, none planned). */
 async function untilIdle(handler: (request: Request) => Promise<Response>): Promise<void> {
@@ -223,6 +237,32 @@ function foldEnded(subscribe: (listener: (event: EngineEvent) => void) => () => 
   return { promise };
 }
 
+/**
+ * The turn before a fold is due, without and with fold ahead (the fold ahead is then planned and runs after it):
+ * ms from its last delta to its `turn-end`, the median of `rounds` runs of each. The two take turns, each first in
+ * every other round: turns timed once the process has spent seconds waiting are slower, and run in blocks after
+ * the seconds-long runs, "ahead" came out slower for that alone (idle, over the server, 1 s a summary request:
+ * 6.2 against 2.9 ms in blocks; 5.2 against 5.6 ms taking turns). A few ms each, so many rounds: the summariser
+ * answers in 1 ms, and each run still waits for its fold ahead to end before the next begins.
+ */
+async function previousTurnEnds(
+  time: typeof inEngine,
+  length: number,
+  rounds: number,
+  log: (message: string) => void,
+): Promise<{ today: number; ahead: number }> {
+  log(`the previous turn's end, ${rounds} rounds each...`);
+  const ends: Record<"today" | "after", number[]> = { today: [], after: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const mode of round % 2 === 0 ? (["today", "after"] as const) : (["after", "today"] as const)) {
+      // Both after the same short pause: this times the end of the turn, not the start of the next.
+      ends[mode].push((await time(1, mode, length, false, 50)).previousEnd);
+    }
+  }
+  const middle = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1] as number;
+  return { today: middle(ends.today), ahead: middle(ends.after) };
+}
+
 /** The median of each figure over runs. */
 function medianOf(runs: readonly Timed[]): Timed {
   const middle = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1] as number;
@@ -245,19 +285,24 @@ export async function foldAheadFigures(
   const length = dueLength();
   const rows: string[][] = [];
   const json: Record<string, Record<string, Record<Mode, Timed>>> = {};
+  const turnEnds: Record<string, { today: number; ahead: number }> = {};
   for (const where of ["engine", "server"] as const) {
     json[where] = {};
+    const time = where === "engine" ? inEngine : overServer;
+    const ends = await previousTurnEnds(time, length, rounds * 6, (message) => log(`fold ahead: ${where}, ${message}`));
+    turnEnds[where] = ends;
     for (const summariserMs of [1_000, 3_000]) {
       const runsOf: Record<Mode, Timed[]> = { today: [], after: [], "at once": [] };
-      for (const mode of ["today", "after", "at once"] as const) {
-        log(`fold ahead: ${where}, summariser ${summariserMs} ms a request, ${mode}...`);
-        // "After" is timed over `rounds` runs, and "today" too for the previous turn's end, though only its first
-        // run sends the turn that folds in it (seconds); "at once" runs once.
-        for (let round = 0; round < (mode === "at once" ? 1 : rounds); round++) {
-          const time = where === "engine" ? inEngine : overServer;
+      log(`fold ahead: ${where}, summariser ${summariserMs} ms a request, today and after (${rounds} rounds)...`);
+      // "After" is timed over `rounds` runs; of "today", only the first run sends the turn that folds in it
+      // (seconds). The two take turns, each first in every other round, as in `previousTurnEnds`.
+      for (let round = 0; round < rounds; round++) {
+        for (const mode of round % 2 === 0 ? (["today", "after"] as const) : (["after", "today"] as const)) {
           runsOf[mode].push(await time(summariserMs, mode, length, round === 0 || mode === "after"));
         }
       }
+      log(`fold ahead: ${where}, summariser ${summariserMs} ms a request, at once...`);
+      runsOf["at once"].push(await time(summariserMs, "at once", length));
       const first = (mode: Mode) => runsOf[mode][0] as Timed;
       const timed: Record<Mode, Timed> = {
         today: { ...medianOf(runsOf.today), next: first("today").next },
@@ -268,7 +313,6 @@ export async function foldAheadFigures(
       const ms = (value: number) => (Number.isNaN(value) ? "–" : value.toFixed(1));
       // The turn before, with no fold due, is the same in every run: its median over all of them.
       const noFold = medianOf([...runsOf.today, ...runsOf.after, ...runsOf["at once"]]).noFold;
-      const aheadEnd = medianOf([...runsOf.after, ...runsOf["at once"]]).previousEnd;
       const times = (value: number) => `${(value / noFold).toFixed(2)}×`;
       rows.push([
         where,
@@ -278,12 +322,12 @@ export async function foldAheadFigures(
         `${ms(timed.after.next)} (${times(timed.after.next)})`,
         ms(timed["at once"].next),
         ms(timed.after.fold),
-        `${ms(timed.today.previousEnd)} / ${ms(aheadEnd)}`,
+        `${ends.today.toFixed(2)} / ${ends.ahead.toFixed(2)}`,
       ]);
     }
   }
   return {
-    json: { length, rounds, ...json },
+    json: { length, rounds, previousTurnEnd: turnEnds, ...json },
     tables: [
       {
         title: `Fold ahead of the need (#32): the turn after a fold is due, ${window / 1000}K window, a chat of ${length} messages: ms to its first delta`,
@@ -299,7 +343,7 @@ export async function foldAheadFigures(
         ],
         rows,
         notes: [
-          "The chat model answers at once; × is to the turn before, with no fold due (same chat: warm in the engine; over the server both turns on a new engine, the first sent once the chat was idle, as a page does). 'No fold due': the median over every run; 'previous turn-end': over the runs without and with fold ahead; 'sent after': over its rounds. 'Sent at once': the next turn goes as the previous turn ends, and waits for the fold (it must fold to fit). 'Previous turn-end': from its last delta. Over the server, each request gets a new engine (as `pnpm serve`).",
+          "The chat model answers at once; × is to the turn before, with no fold due (same chat: warm in the engine; over the server both turns on a new engine, the first sent once the chat was idle, as a page does), sent after 2 s of quiet as the turn after the fold comes after the fold. 'No fold due': the median over every run; 'sent after': over its rounds. 'Sent at once': the next turn goes as the previous turn ends, and waits for the fold (it must fold to fit). 'Previous turn-end': ms from its last delta to its turn-end, the median of its own rounds without and with fold ahead, taking turns, the summariser 1 ms a request (the fold ahead begins after that turn-end, whatever the summariser's time). Over the server, each request gets a new engine (as `pnpm serve`).",
         ],
       },
     ],

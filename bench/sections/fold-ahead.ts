@@ -47,6 +47,12 @@ function dueLength(): number {
 
 type Mode = "today" | "after" | "at once";
 
+/** Whether a run sends the turn after the fold is due (default true), and the pause before the one before it. */
+interface RunOptions {
+  readonly withNext?: boolean;
+  readonly pauseMs?: number;
+}
+
 interface Timed {
   /** The turn with no fold due: ms to its first delta. */
   readonly noFold: number;
@@ -78,13 +84,8 @@ async function timeTurn(events: AsyncIterable<EngineEvent>): Promise<{ firstDelt
 }
 
 /** The two turns in the engine (one engine, as an app holds it). */
-async function inEngine(
-  summariserMs: number,
-  mode: Mode,
-  length: number,
-  withNext = true,
-  pauseMs = quietMs,
-): Promise<Timed> {
+async function inEngine(summariserMs: number, mode: Mode, length: number, run: RunOptions = {}): Promise<Timed> {
+  const { withNext = true, pauseMs = quietMs } = run;
   const store = createMemoryChatStore();
   await store.appendLog(
     "c",
@@ -116,13 +117,8 @@ async function inEngine(
 }
 
 /** The two turns over the server in the process, a new engine per request (as `pnpm serve` and the examples). */
-async function overServer(
-  summariserMs: number,
-  mode: Mode,
-  length: number,
-  withNext = true,
-  pauseMs = quietMs,
-): Promise<Timed> {
+async function overServer(summariserMs: number, mode: Mode, length: number, run: RunOptions = {}): Promise<Timed> {
+  const { withNext = true, pauseMs = quietMs } = run;
   const store: ChatStore = createMemoryChatStore();
   await store.appendLog(
     "c",
@@ -256,7 +252,7 @@ async function previousTurnEnds(
   for (let round = 0; round < rounds; round++) {
     for (const mode of round % 2 === 0 ? (["today", "after"] as const) : (["after", "today"] as const)) {
       // Both after the same short pause: this times the end of the turn, not the start of the next.
-      ends[mode].push((await time(1, mode, length, false, 50)).previousEnd);
+      ends[mode].push((await time(1, mode, length, { withNext: false, pauseMs: 50 })).previousEnd);
     }
   }
   const middle = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1] as number;
@@ -298,7 +294,7 @@ export async function foldAheadFigures(
       // (seconds). The two take turns, each first in every other round, as in `previousTurnEnds`.
       for (let round = 0; round < rounds; round++) {
         for (const mode of round % 2 === 0 ? (["today", "after"] as const) : (["after", "today"] as const)) {
-          runsOf[mode].push(await time(summariserMs, mode, length, round === 0 || mode === "after"));
+          runsOf[mode].push(await time(summariserMs, mode, length, { withNext: round === 0 || mode === "after" }));
         }
       }
       log(`fold ahead: ${where}, summariser ${summariserMs} ms a request, at once...`);

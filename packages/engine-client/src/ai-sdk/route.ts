@@ -70,17 +70,44 @@ async function leasedTurnResponse(
   { runningTurns }: NacreRunningTurns,
   signal: AbortSignal | undefined,
 ): Promise<Response> {
+  // The engine plans its fold ahead once the turn-end is on its way to the page (or the page has gone, or never
+  // read the stream by the time the turn was over): planning it, which measures the whole chat, then never holds
+  // the turn-end back, however the running turns deliver it.
+  let turnEndSent: () => void = () => undefined;
+  const foldAheadAfter = new Promise<void>((resolve) => {
+    turnEndSent = resolve;
+  });
+  let following = false;
   const lease = await startLeasedTurn(
     runningTurns,
     key,
     engine,
-    { seq: plan.seq, ...turnFields(plan) },
-    // What fails past the first event ends the turn with a problem its followers read; nothing else to tell.
-    { onError: () => undefined },
-  );
-  if (!lease) return problemResponse(problem("busy", 409));
+    { seq: plan.seq, ...turnFields(plan), foldAheadAfter },
+    {
+      // What fails past the first event ends the turn with a problem its followers read; nothing else to tell.
+      onError: () => undefined,
+      onSettled: () => {
+        if (!following) turnEndSent();
+      },
+    },
+  ).catch((error: unknown) => {
+    turnEndSent();
+    throw error;
+  });
+  if (!lease) {
+    turnEndSent();
+    return problemResponse(problem("busy", 409));
+  }
   return createUIMessageStreamResponse({
-    stream: turnToUIMessageStream(followTurn(runningTurns, key, lease.startCursor, signal), answersOf(plan)),
+    stream: turnToUIMessageStream(
+      followTurn(runningTurns, key, lease.startCursor, signal, {
+        onStart: () => {
+          following = true;
+        },
+        onTurnEnd: turnEndSent,
+      }),
+      answersOf(plan),
+    ),
   });
 }
 
@@ -111,16 +138,26 @@ async function* followTurn(
   key: ChatKey,
   after: string | null,
   signal: AbortSignal | undefined,
+  hooks: {
+    /** Following has begun (the stream is being read). */
+    readonly onStart?: () => void;
+    /** The turn-end is being handed on, or following ended without it. */
+    readonly onTurnEnd?: () => void;
+  } = {},
 ): AsyncGenerator<EngineEvent> {
+  hooks.onStart?.();
+  const onTurnEnd = hooks.onTurnEnd ?? (() => undefined);
   const controller = new AbortController();
   const stop = () => controller.abort();
   signal?.addEventListener("abort", stop, { once: true });
   try {
     for await (const { event } of runningTurns.follow(key, after, controller.signal)) {
+      if (event.type === "turn-end") onTurnEnd();
       yield event;
       if (event.type === "turn-end") return;
     }
   } finally {
+    onTurnEnd();
     signal?.removeEventListener("abort", stop);
     controller.abort();
   }

@@ -1,5 +1,6 @@
 import type { FakeProvider } from "@conch/fake-provider";
 import { afterEach, describe, expect, it } from "vitest";
+import { nacreChatResponse } from "../ai-sdk/route.js";
 import type { EngineEvent } from "../events.js";
 import { readEventStream } from "../protocol/event-stream.js";
 import type { WireChatPage } from "../protocol/wire.js";
@@ -215,6 +216,61 @@ describe("fold ahead of the need", () => {
   });
 });
 
+/**
+ * In-process running turns that, once `hold` is called and until `open`, neither give a lease up nor hand a
+ * `turn-end` to a follower: as a Postgres round trip or a notification on its way would.
+ */
+function slowRunningTurns() {
+  const inner = createInProcessRunningTurns();
+  let held: Promise<void> | null = null;
+  let open: () => void = () => undefined;
+  const recorded: EngineEvent["type"][] = [];
+  const runningTurns: RunningTurns = {
+    tryAcquire: async (key, purpose) => {
+      const lease = await inner.tryAcquire(key, purpose);
+      if (!lease) return null;
+      return {
+        purpose: lease.purpose,
+        startCursor: lease.startCursor,
+        abortSignal: lease.abortSignal,
+        record: (event) => {
+          recorded.push(event.type);
+          return lease.record(event);
+        },
+        release: async () => {
+          await held;
+          return lease.release();
+        },
+      };
+    },
+    acquire: (key, purpose, signal) => inner.acquire(key, purpose, signal),
+    activity: (key) => inner.activity(key),
+    follow: async function* (key, after, signal) {
+      for await (const numbered of inner.follow(key, after, signal)) {
+        if (numbered.event.type === "turn-end") await held;
+        yield numbered;
+      }
+    },
+    requestAbort: (key) => inner.requestAbort(key),
+    settled: (key, signal) => inner.settled(key, signal),
+    forget: (key) => inner.forget(key),
+  };
+  return {
+    runningTurns,
+    /** How many turns' `turn-end` the engine has recorded. */
+    turnsEnded: () => recorded.filter((type) => type === "turn-end").length,
+    hold: () => {
+      held = new Promise((resolve) => {
+        open = resolve;
+      });
+    },
+    open: () => open(),
+  };
+}
+
+/** A macrotask later than any the engine set when its turn ended: a fold ahead planned then has begun by now. */
+const afterTheEnginesTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
 describe("fold ahead of the need, over the server (a new engine per request)", () => {
   async function serve(runningTurns?: RunningTurns) {
     const setupped = await setup();
@@ -250,49 +306,6 @@ describe("fold ahead of the need, over the server (a new engine per request)", (
     return { ...setupped, served, call, post, read, longTurn };
   }
 
-  /** In-process leases whose release waits, once `hold` is called, until `open` (as a round trip to Postgres). */
-  function slowReleases() {
-    const inner = createInProcessRunningTurns();
-    let held: Promise<void> | null = null;
-    let open: () => void = () => undefined;
-    const recorded: EngineEvent["type"][] = [];
-    const runningTurns: RunningTurns = {
-      tryAcquire: async (key, purpose) => {
-        const lease = await inner.tryAcquire(key, purpose);
-        if (!lease) return null;
-        return {
-          purpose: lease.purpose,
-          startCursor: lease.startCursor,
-          abortSignal: lease.abortSignal,
-          record: (event) => {
-            recorded.push(event.type);
-            return lease.record(event);
-          },
-          release: async () => {
-            await held;
-            return lease.release();
-          },
-        };
-      },
-      acquire: (key, purpose, signal) => inner.acquire(key, purpose, signal),
-      activity: (key) => inner.activity(key),
-      follow: (key, after, signal) => inner.follow(key, after, signal),
-      requestAbort: (key) => inner.requestAbort(key),
-      settled: (key, signal) => inner.settled(key, signal),
-      forget: (key) => inner.forget(key),
-    };
-    return {
-      runningTurns,
-      recorded,
-      hold: () => {
-        held = new Promise((resolve) => {
-          open = resolve;
-        });
-      },
-      open: () => open(),
-    };
-  }
-
   it("should hold the chat's lease for it, its events on GET /events, and take a turn at once, which uses it", async () => {
     const { state, closeGate, openGate, call, read, longTurn } = await serve();
     closeGate();
@@ -319,7 +332,7 @@ describe("fold ahead of the need, over the server (a new engine per request)", (
   });
 
   it("should plan the fold ahead once the turn's turn-end has gone out, however long giving its lease up takes", async () => {
-    const releases = slowReleases();
+    const releases = slowRunningTurns();
     const { served, state, post, longTurn } = await serve(releases.runningTurns);
     await longTurn(0);
     releases.hold();
@@ -332,9 +345,8 @@ describe("fold ahead of the need, over the server (a new engine per request)", (
       }
     })();
     // The turn is over (its turn-end recorded), its lease not yet given up: the turn-end has not gone out.
-    await expect.poll(() => releases.recorded.filter((type) => type === "turn-end").length).toBe(2);
-    // A macrotask later than any the engine set when its turn ended: a fold ahead planned then has begun.
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await expect.poll(releases.turnsEnded).toBe(2);
+    await afterTheEnginesTask();
     expect(count(served, "compacting")).toBe(0);
     expect(state.summaries).toBe(0);
     releases.open();
@@ -357,5 +369,45 @@ describe("fold ahead of the need, over the server (a new engine per request)", (
     const next = (await longTurn(4)).map(({ event }) => event.type);
     expect(next).toContain("compacting");
     expect(next).toContain("compacted");
+  });
+});
+
+describe("fold ahead of the need, through the AI SDK route", () => {
+  it("should plan the fold ahead once the turn-end is on its way to the page, however the running turns deliver it", async () => {
+    const { make, state } = await setup();
+    const engine = make();
+    const served: EngineEvent[] = [];
+    engine.subscribe((event) => served.push(event));
+    const running = slowRunningTurns();
+    const turns = { runningTurns: running.runningTurns, userId: "p" };
+    const send = (seq: number) =>
+      nacreChatResponse({
+        engine,
+        chatId: "c",
+        seq,
+        message: { id: `m${seq}`, role: "user", parts: [{ type: "text", text: `${seq} ${longTurnText}` }] },
+        turns,
+      });
+    await (await send(0)).text();
+    running.hold();
+    const response = await send(2);
+    expect(response.status).toBe(200);
+    let foldBeganBeforeEnd: boolean | null = null;
+    const reading = (async () => {
+      for await (const chunk of response.body as ReadableStream<Uint8Array>) {
+        if (new TextDecoder().decode(chunk).includes('"type":"finish"')) {
+          foldBeganBeforeEnd ??= count(served, "compacting") > 0;
+        }
+      }
+    })();
+    // The turn is over (its turn-end recorded), not yet handed to the page.
+    await expect.poll(running.turnsEnded).toBe(2);
+    await afterTheEnginesTask();
+    expect(count(served, "compacting")).toBe(0);
+    expect(state.summaries).toBe(0);
+    running.open();
+    await reading;
+    expect(foldBeganBeforeEnd).toBe(false);
+    await expect.poll(() => count(served, "compacted"), { timeout: 10_000 }).toBe(1);
   });
 });

@@ -268,8 +268,25 @@ function slowRunningTurns() {
   };
 }
 
-/** A macrotask later than any the engine set when its turn ended: a fold ahead planned then has begun by now. */
-const afterTheEnginesTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+/**
+ * With the running turns held as a turn ends: once its `turn-end` is recorded (not yet out), and a macrotask later
+ * than any the engine set when the turn ended, no fold ahead has begun; let out, the reader (`foldBegunAtTheEnd`:
+ * whether one had begun when it read the `turn-end`) saw none, and the fold comes after.
+ */
+async function expectTheFoldAfterTheEnd(
+  running: ReturnType<typeof slowRunningTurns>,
+  served: readonly EngineEvent[],
+  summaries: () => number,
+  foldBegunAtTheEnd: Promise<boolean | null>,
+) {
+  await expect.poll(running.turnsEnded).toBe(2);
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  expect(count(served, "compacting")).toBe(0);
+  expect(summaries()).toBe(0);
+  running.open();
+  expect(await foldBegunAtTheEnd).toBe(false);
+  await expect.poll(() => count(served, "compacted"), { timeout: 10_000 }).toBe(1);
+}
 
 describe("fold ahead of the need, over the server (a new engine per request)", () => {
   async function serve(runningTurns?: RunningTurns) {
@@ -344,15 +361,12 @@ describe("fold ahead of the need, over the server (a new engine per request)", (
         if (event.type === "turn-end") foldBeganBeforeEnd = count(served, "compacting") > 0;
       }
     })();
-    // The turn is over (its turn-end recorded), its lease not yet given up: the turn-end has not gone out.
-    await expect.poll(releases.turnsEnded).toBe(2);
-    await afterTheEnginesTask();
-    expect(count(served, "compacting")).toBe(0);
-    expect(state.summaries).toBe(0);
-    releases.open();
-    await reading;
-    expect(foldBeganBeforeEnd).toBe(false);
-    await expect.poll(() => count(served, "compacted"), { timeout: 10_000 }).toBe(1);
+    await expectTheFoldAfterTheEnd(
+      releases,
+      served,
+      () => state.summaries,
+      reading.then(() => foldBeganBeforeEnd),
+    );
   });
 
   it("should stop the fold ahead on POST /abort: nothing changes, and the next turn folds as today", async () => {
@@ -400,14 +414,11 @@ describe("fold ahead of the need, through the AI SDK route", () => {
         }
       }
     })();
-    // The turn is over (its turn-end recorded), not yet handed to the page.
-    await expect.poll(running.turnsEnded).toBe(2);
-    await afterTheEnginesTask();
-    expect(count(served, "compacting")).toBe(0);
-    expect(state.summaries).toBe(0);
-    running.open();
-    await reading;
-    expect(foldBeganBeforeEnd).toBe(false);
-    await expect.poll(() => count(served, "compacted"), { timeout: 10_000 }).toBe(1);
+    await expectTheFoldAfterTheEnd(
+      running,
+      served,
+      () => state.summaries,
+      reading.then(() => foldBeganBeforeEnd),
+    );
   });
 });

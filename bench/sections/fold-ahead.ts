@@ -9,6 +9,7 @@ import {
 import { computeBudget, planFold } from "@conch/engine-client/context";
 import { createEngineHandler } from "@conch/engine-client/server";
 import { inProcessProvider } from "../in-process-provider.js";
+import { median } from "../stats.js";
 import type { Table } from "../table.js";
 
 // Issue #32, "fold ahead of the need": the first token of the turn after a fold is due, with a summariser of 1 s and
@@ -255,8 +256,7 @@ async function previousTurnEnds(
       ends[mode].push((await time(1, mode, length, { withNext: false, pauseMs: 50 })).previousEnd);
     }
   }
-  const middle = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1] as number;
-  return { today: middle(ends.today), ahead: middle(ends.after) };
+  return { today: median(ends.today), ahead: median(ends.after) };
 }
 
 /** The median of each figure over runs. */

@@ -72,7 +72,7 @@ async function leasedTurnResponse(
 ): Promise<Response> {
   // The engine plans its fold ahead once the turn-end is on its way to the page (or the page has gone, or never
   // read the stream by the time the turn was over): planning it, which measures the whole chat, then never holds
-  // the turn-end back, however the running turns deliver it.
+  // the turn-end back, however the running turns deliver it. A turn refused at its start plans nothing.
   let turnEndSent: () => void = () => undefined;
   const foldAheadAfter = new Promise<void>((resolve) => {
     turnEndSent = resolve;
@@ -90,14 +90,8 @@ async function leasedTurnResponse(
         if (!following) turnEndSent();
       },
     },
-  ).catch((error: unknown) => {
-    turnEndSent();
-    throw error;
-  });
-  if (!lease) {
-    turnEndSent();
-    return problemResponse(problem("busy", 409));
-  }
+  );
+  if (!lease) return problemResponse(problem("busy", 409));
   return createUIMessageStreamResponse({
     stream: turnToUIMessageStream(
       followTurn(runningTurns, key, lease.startCursor, signal, {

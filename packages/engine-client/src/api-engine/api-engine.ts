@@ -63,6 +63,9 @@ async function withVersions(
   });
 }
 
+/** Resolves a task later: what is already queued (a turn's reader getting its `turn-end`) goes first. */
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 /**
  * The engine that keeps the transcript for a model API (ADR 0055): every turn it fits the chat into the
  * model's real window, folds whole turns from the front into a summary written by the cheapest model,
@@ -109,26 +112,21 @@ export function createApiEngine(options: ApiEngineOptions): ApiEngine {
       // Planned in the chat's queue, after a macrotask (and after `foldAheadAfter`: a server's `turn-end` going
       // out): the turn's reader gets its `turn-end` first (the plan measures the whole chat), and the chat takes a
       // new turn at once meanwhile.
-      const planned = new Promise<boolean>((resolve) => {
-        const plan = () =>
-          setTimeout(() => {
-            runner
-              .queued(chatId, async () => {
-                // A turn begun since (sent the moment this one ended) plans its own, after its answer: this plan would
-                // only hold that answer's `turn-end` back, in the queue right behind it.
-                if (turnsBegun.get(chatId) !== turnNumber) return ahead.pending(chatId);
-                const rt = await chats.get(chatId);
-                return ahead.start(rt, await sizeRequest(parts, rt));
-              })
-              .then(resolve, (error: unknown) => {
-                parts.onError(error, { during: "fold-ahead", chatId });
-                resolve(false);
-              });
-          }, 0);
-        const after = turn.input.foldAheadAfter;
-        if (after) void after.then(plan, plan);
-        else plan();
-      });
+      const planned: Promise<boolean> = Promise.resolve(turn.input.foldAheadAfter)
+        .then(nextTask, nextTask)
+        .then(() =>
+          runner.queued(chatId, async () => {
+            // A turn begun since (sent the moment this one ended) plans its own, after its answer: this plan would
+            // only hold that answer's `turn-end` back, in the queue right behind it.
+            if (turnsBegun.get(chatId) !== turnNumber) return ahead.pending(chatId);
+            const rt = await chats.get(chatId);
+            return ahead.start(rt, await sizeRequest(parts, rt));
+          }),
+        )
+        .catch((error: unknown) => {
+          parts.onError(error, { during: "fold-ahead", chatId });
+          return false;
+        });
       plans.set(chatId, planned);
       void planned.then(() => {
         if (plans.get(chatId) === planned) plans.delete(chatId);

@@ -40,6 +40,7 @@ export async function postTurn(context: Context, chatId: string): Promise<Respon
   });
   // The engine plans its fold ahead once the turn-end has gone out (or the stream closed): planning it, which
   // measures the whole chat, then never holds the turn-end back, even where the lease's release is a round trip.
+  // A turn refused at its start plans nothing, so only the stream's close resolves it.
   let streamClosed: () => void = () => undefined;
   const foldAheadAfter = new Promise<void>((resolve) => {
     streamClosed = resolve;
@@ -70,32 +71,26 @@ export async function postTurn(context: Context, chatId: string): Promise<Respon
     watch.stop();
     releaseTurn();
     releaseStream();
-    streamClosed();
     throw error;
   }
   if (!lease) {
     watch.stop();
-    streamClosed();
     return fail("busy", 409);
   }
-  try {
-    context.limits.countTurn(context.userId);
-    const controller = new AbortController();
-    context.request.signal.addEventListener("abort", () => controller.abort(), { once: true });
-    const events = context.turns.follow(key, lease.startCursor, controller.signal);
-    return eventStreamResponse(events, {
-      controller,
-      endAtTurnEnd: true,
-      beforeTurnEnd: settled,
-      redact: context.redact,
-      headers: context.headers,
-      onClose: () => {
-        releaseStream();
-        streamClosed();
-      },
-    });
-  } catch (error) {
-    streamClosed();
-    throw error;
-  }
+  context.limits.countTurn(context.userId);
+
+  const controller = new AbortController();
+  context.request.signal.addEventListener("abort", () => controller.abort(), { once: true });
+  const events = context.turns.follow(key, lease.startCursor, controller.signal);
+  return eventStreamResponse(events, {
+    controller,
+    endAtTurnEnd: true,
+    beforeTurnEnd: settled,
+    redact: context.redact,
+    headers: context.headers,
+    onClose: () => {
+      releaseStream();
+      streamClosed();
+    },
+  });
 }
